@@ -1,0 +1,68 @@
+package middleware
+
+import (
+	"errors"
+	"net/http"
+)
+
+// Viewer is the host application's logged-in user, as the kit sees it. It
+// comes from the host's own session or a verified token, never from the
+// request body or query string.
+type Viewer struct {
+	// Subject is the stable identifier of the user at the host. The Policy
+	// derives the platform externalId from it (trimmed, lower-cased).
+	Subject string
+	// SessionKey identifies the host's login session: stable while the user
+	// stays logged in, new at each login. Session ids minted for the viewer
+	// are kept under it so that logout revokes exactly them. Empty means the
+	// subject is used, so logout then revokes all of the subject's sessions.
+	SessionKey string
+
+	Email       string
+	DisplayName string
+	// Picture is an absolute http or https URL, or empty.
+	Picture string
+	// Groups are the host's group names; the Policy maps them to platform
+	// groups.
+	Groups []string
+	// Attributes are typed attribute values (string, float64, bool,
+	// []string, []float64) keyed by attribute name.
+	Attributes map[string]any
+	// Tenant is the embed tenant the user belongs to, or empty.
+	Tenant string
+	// CreatorMode asks for a creator-mode session.
+	CreatorMode bool
+	// Locale is a BCP-47 tag from the user's profile, or empty.
+	Locale string
+	// TimeZone is an IANA zone name from the user's profile, or empty.
+	TimeZone string
+}
+
+// Key returns the key under which minted session ids are kept for this
+// viewer: SessionKey when set, otherwise a key derived from Subject.
+func (v *Viewer) Key() string {
+	if v.SessionKey != "" {
+		return "s:" + v.SessionKey
+	}
+	return "u:" + v.Subject
+}
+
+// ErrNoViewer is returned by an Identity when the request has no logged-in
+// user. Handlers answer it with 401, or a redirect to login when configured.
+var ErrNoViewer = errors.New("middleware: no logged-in viewer")
+
+// Identity tells who the viewer of a request is.
+//
+// Viewer returns ErrNoViewer (possibly wrapped) when nobody is logged in,
+// and another error when the user is logged in but their data cannot be
+// mapped (for example a claim of the wrong type); that error names the
+// claim or field. Implementations must be safe for concurrent use.
+type Identity interface {
+	Viewer(r *http.Request) (*Viewer, error)
+}
+
+// IdentityFunc adapts a function to Identity.
+type IdentityFunc func(r *http.Request) (*Viewer, error)
+
+// Viewer calls f(r).
+func (f IdentityFunc) Viewer(r *http.Request) (*Viewer, error) { return f(r) }
