@@ -1,0 +1,714 @@
+package embedkit
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Version is the version of this package, sent in the User-Agent header.
+const Version = "0.1.0"
+
+// defaultUserAgent is sent on every request.
+const defaultUserAgent = "embedkit-go/" + Version
+
+// maxBody bounds a buffered (non-streamed) response body.
+const maxBody = 32 << 20
+
+// drainLimit bounds how much of an unwanted body is read so the connection
+// can be reused.
+const drainLimit = 64 << 10
+
+// Client is a client of the platform's management API. It is safe for
+// concurrent use; create one per API key and share it.
+//
+// Every method takes a context first and checks its request before
+// sending it. Failed calls return an *APIError (non-2xx answers), a
+// *ValidationError (requests that break a rule of the specification), or a
+// transport error wrapped with the method and path.
+type Client struct {
+	base        *url.URL
+	baseStr     string
+	apiKey      string
+	httpClient  *http.Client
+	streamHTTP  *http.Client
+	userAgent   string
+	retry       RetryPolicy
+	logger      *slog.Logger
+	embedScheme string
+	breakerSet  *BreakerSettings
+	breaker     *breaker
+	now         func() time.Time
+	pollMin     time.Duration
+	pollMax     time.Duration
+}
+
+// Option configures a Client in New.
+type Option func(*Client) error
+
+// WithHTTPClient makes the Client send requests with hc instead of its own
+// http.Client (which has dial, TLS, response-header and 30s overall
+// timeouts and keeps up to 100 idle connections per host). hc's Timeout, if
+// any, also bounds streamed downloads (audit export, export files).
+func WithHTTPClient(hc *http.Client) Option {
+	return func(c *Client) error {
+		if hc == nil {
+			return errors.New("embedkit: WithHTTPClient: nil client")
+		}
+		c.httpClient = hc
+		return nil
+	}
+}
+
+// WithUserAgent puts product (for example "acme-portal/2.1") in front of
+// the kit's own "embedkit-go/<version>" in the User-Agent header.
+func WithUserAgent(product string) Option {
+	return func(c *Client) error {
+		if strings.ContainsAny(product, "\r\n\x00") {
+			return errors.New("embedkit: WithUserAgent: control characters in user agent")
+		}
+		if product = strings.TrimSpace(product); product != "" {
+			c.userAgent = product + " " + defaultUserAgent
+		}
+		return nil
+	}
+}
+
+// WithRetry replaces the retry policy. Zero fields of p take the values of
+// DefaultRetryPolicy; RetryPolicy{MaxAttempts: 1} turns retries off.
+func WithRetry(p RetryPolicy) Option {
+	return func(c *Client) error {
+		p, err := p.withDefaults()
+		if err != nil {
+			return err
+		}
+		c.retry = p
+		return nil
+	}
+}
+
+// WithLogger makes the Client write one debug record per attempt (method,
+// path template, status, attempt, latency) and a warning on each circuit
+// breaker change. Secrets are never logged. The default discards.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *Client) error {
+		if l == nil {
+			return errors.New("embedkit: WithLogger: nil logger")
+		}
+		c.logger = l
+		return nil
+	}
+}
+
+// WithAPIKeyHeader sets the Authorization scheme used on the embed
+// endpoints (/api/v1/embed/...): "Bearer" (the default) or "Api-Key", the
+// form the platform's embedding documentation shows. Every other endpoint
+// always uses Bearer.
+func WithAPIKeyHeader(scheme string) Option {
+	return func(c *Client) error {
+		switch scheme {
+		case "Bearer", "Api-Key":
+			c.embedScheme = scheme
+			return nil
+		}
+		return fmt.Errorf("embedkit: WithAPIKeyHeader: scheme %q is neither \"Bearer\" nor \"Api-Key\"", scheme)
+	}
+}
+
+// WithCircuitBreaker turns on the circuit breaker, which is off by
+// default. After s.FailureThreshold consecutive failed attempts (5xx,
+// connection errors, timeouts; not 4xx and not calls whose context the
+// caller cancelled), every call fails at once with ErrCircuitOpen without
+// touching the network. After s.CoolDown one trial call goes through: its
+// success closes the circuit, its failure opens it for another cool-down.
+// WithCircuitBreaker(BreakerSettings{}) uses the defaults (5 failures, 30s).
+func WithCircuitBreaker(s BreakerSettings) Option {
+	return func(c *Client) error {
+		if s.FailureThreshold < 0 || s.CoolDown < 0 {
+			return errors.New("embedkit: WithCircuitBreaker: negative threshold or cool-down")
+		}
+		c.breakerSet = &s
+		return nil
+	}
+}
+
+// WithClock replaces time.Now for session expiry estimates, export job
+// expiry and the circuit breaker's cool-down. Sleeps between retries and
+// polls use real timers.
+func WithClock(now func() time.Time) Option {
+	return func(c *Client) error {
+		if now == nil {
+			return errors.New("embedkit: WithClock: nil clock")
+		}
+		c.now = now
+		return nil
+	}
+}
+
+// WithExportPollInterval sets the first and the largest delay between two
+// status polls of WaitDashboardExport (default 500ms growing to 5s).
+func WithExportPollInterval(first, largest time.Duration) Option {
+	return func(c *Client) error {
+		if first <= 0 || largest < first {
+			return errors.New("embedkit: WithExportPollInterval: need 0 < first <= largest")
+		}
+		c.pollMin, c.pollMax = first, largest
+		return nil
+	}
+}
+
+// New returns a Client of the platform at baseURL (the tenant host, for
+// example "https://acme.example.com") authenticating with apiKey.
+//
+// baseURL must be https; plain http is accepted only for loopback hosts
+// (localhost, 127.0.0.0/8, ::1) so a local emulator works. apiKey must not
+// be empty. Neither is ever printed.
+func New(baseURL, apiKey string, opts ...Option) (*Client, error) {
+	base, err := parseBaseURL(baseURL)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(apiKey) == "" {
+		return nil, errors.New("embedkit: empty API key")
+	}
+	if strings.ContainsAny(apiKey, "\r\n\x00 ") {
+		return nil, errors.New("embedkit: API key contains spaces or control characters")
+	}
+	c := &Client{
+		base:        base,
+		baseStr:     strings.TrimSuffix(base.String(), "/"),
+		apiKey:      apiKey,
+		userAgent:   defaultUserAgent,
+		retry:       DefaultRetryPolicy(),
+		logger:      slog.New(slog.DiscardHandler),
+		embedScheme: "Bearer",
+		now:         time.Now,
+		pollMin:     500 * time.Millisecond,
+		pollMax:     5 * time.Second,
+	}
+	for _, opt := range opts {
+		if opt == nil {
+			continue
+		}
+		if err := opt(c); err != nil {
+			return nil, err
+		}
+	}
+	own := c.httpClient == nil
+	if own {
+		c.httpClient = defaultHTTPClient()
+	}
+	stream := *c.httpClient
+	if own {
+		stream.Timeout = 0 // a stream is bounded by its context, not 30s
+	}
+	c.streamHTTP = &stream
+	if c.breakerSet != nil {
+		s := *c.breakerSet
+		user := s.OnStateChange
+		logger := c.logger
+		s.OnStateChange = func(from, to BreakerState) {
+			logger.LogAttrs(context.Background(), slog.LevelWarn, "embedkit circuit breaker",
+				slog.String("from", from.String()), slog.String("to", to.String()))
+			if user != nil {
+				user(from, to)
+			}
+		}
+		c.breaker = newBreaker(s, c.now)
+	}
+	return c, nil
+}
+
+// BreakerState returns the state of the circuit breaker; BreakerClosed
+// when the breaker is off.
+func (c *Client) BreakerState() BreakerState {
+	if c.breaker == nil {
+		return BreakerClosed
+	}
+	return c.breaker.State()
+}
+
+// defaultClientTimeout is the overall timeout of the default http.Client.
+const defaultClientTimeout = 30 * time.Second
+
+// defaultHTTPClient has bounded timeouts and a pool sized for concurrent
+// use.
+func defaultHTTPClient() *http.Client {
+	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	tr := &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           dialer.DialContext,
+		ForceAttemptHTTP2:     true,
+		TLSClientConfig:       &tls.Config{MinVersion: tls.VersionTLS12},
+		TLSHandshakeTimeout:   10 * time.Second,
+		ResponseHeaderTimeout: 30 * time.Second,
+		ExpectContinueTimeout: time.Second,
+		MaxIdleConns:          100,
+		MaxIdleConnsPerHost:   100,
+		IdleConnTimeout:       90 * time.Second,
+	}
+	return &http.Client{Transport: tr, Timeout: defaultClientTimeout, CheckRedirect: noSecretRedirect}
+}
+
+// noSecretRedirect refuses redirects to another host (net/http would drop
+// the Authorization header anyway) and caps the chain.
+func noSecretRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= 5 {
+		return errors.New("embedkit: too many redirects")
+	}
+	if req.URL.Host != via[0].URL.Host || (via[0].URL.Scheme == "https" && req.URL.Scheme != "https") {
+		return errors.New("embedkit: refusing redirect to another origin")
+	}
+	return nil
+}
+
+// parseBaseURL checks the base URL rules of New.
+func parseBaseURL(raw string) (*url.URL, error) {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return nil, errors.New("embedkit: empty base URL")
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, errors.New("embedkit: base URL does not parse")
+	}
+	if u.Host == "" || u.Hostname() == "" {
+		return nil, errors.New("embedkit: base URL has no host")
+	}
+	if u.User != nil {
+		return nil, errors.New("embedkit: base URL must not carry credentials")
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return nil, errors.New("embedkit: base URL must not have a query or fragment")
+	}
+	switch u.Scheme {
+	case "https":
+	case "http":
+		if !isLoopback(u.Hostname()) {
+			return nil, fmt.Errorf("embedkit: base URL must be https (plain http is allowed only for loopback hosts, not %q)", u.Hostname())
+		}
+	default:
+		return nil, fmt.Errorf("embedkit: base URL scheme %q is not https", u.Scheme)
+	}
+	u.Path = strings.TrimRight(u.Path, "/")
+	u.RawPath = ""
+	return u, nil
+}
+
+// isLoopback reports whether host is localhost or a loopback address.
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// NewRequest builds a request for any operation of the platform, including
+// those this package has no method for (users, SCIM, workspace, ...).
+// path is relative to the base URL and starts with "/", optionally with a
+// query string; body, if not nil, is sent as JSON. The request carries the
+// Client's authentication, Accept and User-Agent headers. Send it with Do.
+func (c *Client) NewRequest(ctx context.Context, method, path string, body any) (*http.Request, error) {
+	if ctx == nil {
+		return nil, errors.New("embedkit: nil context")
+	}
+	if !strings.HasPrefix(path, "/") || strings.HasPrefix(path, "//") || strings.HasPrefix(path, "/\\") {
+		return nil, fmt.Errorf("embedkit: request path must start with a single \"/\"")
+	}
+	u, err := url.Parse(c.baseStr + path)
+	if err != nil || u.Host != c.base.Host || u.Scheme != c.base.Scheme {
+		return nil, errors.New("embedkit: request path does not parse")
+	}
+	var rdr io.Reader
+	if body != nil {
+		buf, err := json.Marshal(body)
+		if err != nil {
+			return nil, fmt.Errorf("embedkit: %s %s: encoding request body: %w", method, u.Path, err)
+		}
+		rdr = bytes.NewReader(buf)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), rdr)
+	if err != nil {
+		return nil, fmt.Errorf("embedkit: building %s request: %w", method, err)
+	}
+	scheme := "Bearer"
+	if strings.HasPrefix(u.Path, c.base.Path+"/api/v1/embed/") {
+		scheme = c.embedScheme
+	}
+	req.Header.Set("Authorization", scheme+" "+c.apiKey)
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", c.userAgent)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	return req, nil
+}
+
+// call describes one operation to the transport.
+type call struct {
+	// template is the path with ids replaced by placeholders, for logs.
+	template string
+	// idempotent marks a POST that is safe to repeat (session revoke).
+	idempotent bool
+	// stream hands the live body of a 2xx to the caller.
+	stream bool
+	// secrets are request values to keep out of errors (besides the key).
+	secrets []string
+	// secretResponse withholds the body from decoding errors, because a
+	// success body of this operation carries a secret.
+	secretResponse bool
+}
+
+// Do sends req, built by NewRequest, with the Client's retries (by method
+// idempotency: GET, HEAD, PUT, DELETE are retried on 429, 502, 503, 504 and
+// connection errors; POST only when the connection could not be opened and
+// on 429), error decoding and circuit breaker.
+//
+// A 2xx body is decoded into v: JSON unless v is an io.Writer, which gets
+// the raw bytes; nil v discards it. A non-2xx answer returns an *APIError.
+// The returned response's Body has been read and closed; it is replaced by
+// an in-memory copy.
+func (c *Client) Do(req *http.Request, v any) (*http.Response, error) {
+	cl := call{template: sanitizePath(req.URL.Path)}
+	return c.do(req, cl, v)
+}
+
+// do sends, buffers and decodes.
+func (c *Client) do(req *http.Request, cl call, v any) (*http.Response, error) {
+	resp, body, err := c.send(req, cl)
+	if err != nil {
+		return resp, err
+	}
+	if v == nil {
+		return resp, nil
+	}
+	if w, ok := v.(io.Writer); ok {
+		if _, err := w.Write(body); err != nil {
+			return resp, fmt.Errorf("embedkit: %s %s: writing response: %w", req.Method, req.URL.Path, err)
+		}
+		return resp, nil
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return resp, nil
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return resp, c.unexpected(req.Method, req.URL.Path, body, cl.secretResponse, err)
+	}
+	return resp, nil
+}
+
+// unexpected reports a response body the client cannot read, quoting a
+// bounded prefix unless the body may carry a secret.
+func (c *Client) unexpected(method, path string, body []byte, secret bool, reason error) error {
+	why := "malformed response"
+	if reason != nil {
+		why = scrub(reason.Error(), c.apiKey)
+	}
+	if secret {
+		return fmt.Errorf("embedkit: %s %s: %w: %s (body withheld: it may carry a secret)", method, path, ErrUnexpectedResponse, why)
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return fmt.Errorf("embedkit: %s %s: %w: %s: empty body", method, path, ErrUnexpectedResponse, why)
+	}
+	return fmt.Errorf("embedkit: %s %s: %w: %s; body begins %q", method, path, ErrUnexpectedResponse, why, scrub(quoteBody(body), c.apiKey))
+}
+
+// send runs the retry loop. For a buffered call it returns the 2xx
+// response with its body read (and closed) into the returned bytes; for a
+// stream it returns the live response. Non-2xx answers become *APIError.
+func (c *Client) send(req *http.Request, cl call) (*http.Response, []byte, error) {
+	ctx := req.Context()
+	method, path := req.Method, req.URL.Path
+	tmpl := cl.template
+	if tmpl == "" {
+		tmpl = sanitizePath(path)
+	}
+	idempotent := cl.idempotent || isIdempotentMethod(method)
+	rewindable := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
+	hc := c.httpClient
+	if cl.stream {
+		hc = c.streamHTTP
+	}
+	p := c.retry
+
+	var lastErr error
+	var lastResp *http.Response
+	for attempt := 1; ; attempt++ {
+		if err := ctx.Err(); err != nil {
+			return lastResp, nil, c.transportError(method, path, err, cl)
+		}
+		var done func(outcome)
+		if c.breaker != nil {
+			d, ok := c.breaker.allow()
+			if !ok {
+				if lastErr != nil {
+					return lastResp, nil, lastErr
+				}
+				return nil, nil, fmt.Errorf("embedkit: %s %s: %w (retry in %s)", method, path, ErrCircuitOpen, c.breaker.retryIn().Round(time.Second))
+			}
+			done = d
+		}
+
+		r := req
+		if attempt > 1 {
+			r = req.Clone(ctx)
+			if req.GetBody != nil {
+				b, err := req.GetBody()
+				if err != nil {
+					if done != nil {
+						done(outcomeNeutral)
+					}
+					return lastResp, nil, fmt.Errorf("embedkit: %s %s: rewinding request body: %w", method, path, err)
+				}
+				r.Body = b
+			}
+		}
+
+		start := time.Now()
+		resp, err := hc.Do(r)
+		var body []byte
+		var apiErr *APIError
+		if err == nil {
+			switch {
+			case resp.StatusCode < 200 || resp.StatusCode > 299:
+				apiErr = c.apiError(r, resp, cl)
+			case !cl.stream:
+				body, err = readBody(resp)
+			}
+		}
+		latency := time.Since(start)
+
+		o := outcomeSuccess
+		switch {
+		case err != nil && errors.Is(err, context.Canceled) && ctx.Err() != nil:
+			o = outcomeNeutral
+		case err != nil:
+			o = outcomeFailure
+		case resp.StatusCode >= 500:
+			o = outcomeFailure
+		}
+		if done != nil {
+			done(o)
+		}
+		c.logAttempt(ctx, method, tmpl, attempt, resp, err, latency)
+
+		if err == nil && apiErr == nil {
+			if !cl.stream {
+				resp.Body = io.NopCloser(bytes.NewReader(body))
+			}
+			return resp, body, nil
+		}
+
+		if err != nil {
+			lastErr, lastResp = c.transportError(method, path, err, cl), nil
+		} else {
+			lastErr, lastResp = apiErr, resp
+		}
+
+		if attempt >= p.MaxAttempts || !rewindable || !p.CheckRetry(ctx, idempotent, resp, err) {
+			return lastResp, nil, lastErr
+		}
+		delay := p.Backoff(attempt, p.MinDelay, p.MaxDelay)
+		if apiErr != nil && apiErr.RetryAfter > 0 {
+			if apiErr.RetryAfter > p.MaxRetryAfter {
+				return lastResp, nil, lastErr
+			}
+			delay = apiErr.RetryAfter
+		}
+		if !fitsDeadline(ctx, delay) {
+			return lastResp, nil, lastErr
+		}
+		if err := sleepCtx(ctx, delay); err != nil {
+			return lastResp, nil, c.transportError(method, path, err, cl)
+		}
+	}
+}
+
+// readBody reads a bounded 2xx body and closes it.
+func readBody(resp *http.Response) ([]byte, error) {
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxBody {
+		return nil, fmt.Errorf("%w: body larger than %d bytes", ErrUnexpectedResponse, maxBody)
+	}
+	return b, nil
+}
+
+// drain reads a little of an unwanted body and closes it, so the
+// connection can be reused.
+func drain(body io.ReadCloser) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, drainLimit))
+	_ = body.Close()
+}
+
+// apiError reads a non-2xx response into an *APIError and closes its body.
+func (c *Client) apiError(req *http.Request, resp *http.Response, cl call) *APIError {
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	drain(resp.Body)
+	secrets := append([]string{c.apiKey}, cl.secrets...)
+	e := &APIError{
+		StatusCode:   resp.StatusCode,
+		Method:       req.Method,
+		Path:         req.URL.Path,
+		RequestID:    scrub(sanitizeHeader(resp.Header.Get("X-Request-Id")), secrets...),
+		credentialed: req.Header.Get("Authorization") != "",
+	}
+	if msg, ok := errorMessage(raw); ok {
+		e.Message = scrub(quoteBody([]byte(msg)), secrets...)
+		if g, ok := parseGroupsNotFound(msg); ok {
+			for i, n := range g.Names {
+				g.Names[i] = scrub(n, secrets...)
+			}
+			e.detail = g
+		}
+	} else if len(bytes.TrimSpace(raw)) > 0 {
+		e.Body = scrub(quoteBody(bytes.TrimSpace(raw)), secrets...)
+	}
+	if retryAfterStatus(resp.StatusCode) {
+		e.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+	}
+	return e
+}
+
+// sanitizeHeader bounds a header value for an error message.
+func sanitizeHeader(v string) string {
+	if len(v) > 128 {
+		v = v[:128]
+	}
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return -1
+		}
+		return r
+	}, v)
+}
+
+// transportError wraps a failure to get a response: the method and path
+// (never the query), and the cause without the URL.
+func (c *Client) transportError(method, path string, err error, cl call) error {
+	var uerr *url.Error
+	if errors.As(err, &uerr) {
+		err = uerr.Err
+	}
+	return &transportErr{method: method, path: path, err: err, secrets: append([]string{c.apiKey}, cl.secrets...)}
+}
+
+// transportErr is a failed exchange with the platform. Its message is
+// scrubbed of secrets; Unwrap gives the cause (for errors.Is with
+// context.DeadlineExceeded, net.Error, ...).
+type transportErr struct {
+	method, path string
+	err          error
+	secrets      []string
+}
+
+func (e *transportErr) Error() string {
+	return "embedkit: " + e.method + " " + e.path + ": " + scrub(e.err.Error(), e.secrets...)
+}
+
+func (e *transportErr) Unwrap() error { return e.err }
+
+// logAttempt writes the per-attempt debug record.
+func (c *Client) logAttempt(ctx context.Context, method, tmpl string, attempt int, resp *http.Response, err error, latency time.Duration) {
+	if !c.logger.Enabled(ctx, slog.LevelDebug) {
+		return
+	}
+	attrs := []slog.Attr{
+		slog.String("method", method),
+		slog.String("path", tmpl),
+		slog.Int("attempt", attempt),
+		slog.Duration("latency", latency),
+	}
+	if resp != nil {
+		attrs = append(attrs, slog.Int("status", resp.StatusCode))
+	}
+	if err != nil {
+		var uerr *url.Error
+		if errors.As(err, &uerr) {
+			err = uerr.Err
+		}
+		attrs = append(attrs, slog.String("error", scrub(err.Error(), c.apiKey)))
+	}
+	c.logger.LogAttrs(ctx, slog.LevelDebug, "embedkit request", attrs...)
+}
+
+// sanitizePath turns a raw path into a template for logs: segments that
+// look like identifiers become "{id}".
+func sanitizePath(p string) string {
+	if i := strings.IndexByte(p, '?'); i >= 0 {
+		p = p[:i]
+	}
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		if looksLikeID(s) {
+			segs[i] = "{id}"
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+// looksLikeID reports whether a path segment is a number or a long token.
+func looksLikeID(s string) bool {
+	if s == "" {
+		return false
+	}
+	digits, letters, other := 0, 0, 0
+	for _, r := range s {
+		switch {
+		case r >= '0' && r <= '9':
+			digits++
+		case (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z'):
+			letters++
+		default:
+			other++
+		}
+	}
+	if letters == 0 && other == 0 {
+		return true
+	}
+	return len(s) >= 16 && digits > 0
+}
+
+// validationErr builds a *ValidationError for op from path problems plus
+// the problems of a request's own Validate.
+func validationErr(op string, probs []FieldError, bodyErr error) error {
+	var ve *ValidationError
+	if bodyErr != nil && !errors.As(bodyErr, &ve) {
+		if len(probs) == 0 {
+			return bodyErr
+		}
+		return errors.Join(&ValidationError{Op: op, Problems: probs}, bodyErr)
+	}
+	if ve != nil {
+		if len(probs) == 0 {
+			return bodyErr
+		}
+		return &ValidationError{Op: ve.Op, Problems: append(append([]FieldError(nil), probs...), ve.Problems...)}
+	}
+	if len(probs) == 0 {
+		return nil
+	}
+	return &ValidationError{Op: op, Problems: probs}
+}
+
+// checkDeployment is the deploymentId path check.
+func checkDeployment(id int64) []FieldError {
+	if id <= 0 {
+		return []FieldError{{Field: "deploymentId", Rule: "must be a positive number"}}
+	}
+	return nil
+}

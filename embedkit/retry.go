@@ -1,0 +1,220 @@
+package embedkit
+
+import (
+	"context"
+	"crypto/x509"
+	"errors"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// RetryPolicy says which failed attempts are tried again and how long to
+// wait in between. Zero fields take the values of DefaultRetryPolicy.
+type RetryPolicy struct {
+	// MaxAttempts is the number of attempts, the first included. 1 turns
+	// retries off.
+	MaxAttempts int
+	// MinDelay and MaxDelay bound the exponential backoff.
+	MinDelay, MaxDelay time.Duration
+	// MaxRetryAfter caps how long the client honours a Retry-After header.
+	// When the platform asks for a longer wait, the call returns the 429 or
+	// 503 at once (APIError.RetryAfter says how long it asked) instead of
+	// sleeping past the cap.
+	MaxRetryAfter time.Duration
+	// Backoff returns the delay before retry number attempt (1 for the
+	// first retry). DefaultBackoff is capped exponential with full jitter.
+	Backoff func(attempt int, min, max time.Duration) time.Duration
+	// CheckRetry decides whether an attempt is tried again. idempotent
+	// says whether the request may safely reach the platform twice; resp
+	// and err are the attempt's outcome (exactly one is non-nil). The
+	// default is DefaultCheckRetry.
+	CheckRetry func(ctx context.Context, idempotent bool, resp *http.Response, err error) bool
+}
+
+// DefaultRetryPolicy returns the policy a Client uses unless WithRetry
+// says otherwise: 4 attempts, backoff from 200ms up to 5s with full
+// jitter, Retry-After honoured up to 30s, DefaultCheckRetry.
+func DefaultRetryPolicy() RetryPolicy {
+	return RetryPolicy{
+		MaxAttempts:   4,
+		MinDelay:      200 * time.Millisecond,
+		MaxDelay:      5 * time.Second,
+		MaxRetryAfter: 30 * time.Second,
+		Backoff:       DefaultBackoff,
+		CheckRetry:    DefaultCheckRetry,
+	}
+}
+
+// withDefaults fills zero fields from DefaultRetryPolicy and checks the
+// others.
+func (p RetryPolicy) withDefaults() (RetryPolicy, error) {
+	d := DefaultRetryPolicy()
+	if p.MaxAttempts < 0 || p.MinDelay < 0 || p.MaxDelay < 0 || p.MaxRetryAfter < 0 {
+		return p, errors.New("embedkit: retry policy: negative attempts or delays")
+	}
+	if p.MaxAttempts == 0 {
+		p.MaxAttempts = d.MaxAttempts
+	}
+	if p.MinDelay == 0 {
+		p.MinDelay = d.MinDelay
+	}
+	if p.MaxDelay == 0 {
+		p.MaxDelay = max(d.MaxDelay, p.MinDelay)
+	}
+	if p.MaxDelay < p.MinDelay {
+		return p, errors.New("embedkit: retry policy: MaxDelay is below MinDelay")
+	}
+	if p.MaxRetryAfter == 0 {
+		p.MaxRetryAfter = d.MaxRetryAfter
+	}
+	if p.Backoff == nil {
+		p.Backoff = d.Backoff
+	}
+	if p.CheckRetry == nil {
+		p.CheckRetry = d.CheckRetry
+	}
+	return p, nil
+}
+
+// DefaultBackoff is capped exponential backoff with full jitter: a
+// uniformly random delay in [0, min(max, min·2^(attempt-1))].
+func DefaultBackoff(attempt int, min, max time.Duration) time.Duration {
+	return jitter(attempt, min, max, rand.Int64N)
+}
+
+// JitterBackoff returns DefaultBackoff drawing from src instead of the
+// global source, so a seeded source gives repeatable delays. The result is
+// safe for concurrent use.
+func JitterBackoff(src rand.Source) func(attempt int, min, max time.Duration) time.Duration {
+	r := rand.New(src)
+	var mu sync.Mutex
+	draw := func(n int64) int64 {
+		mu.Lock()
+		defer mu.Unlock()
+		return r.Int64N(n)
+	}
+	return func(attempt int, min, max time.Duration) time.Duration {
+		return jitter(attempt, min, max, draw)
+	}
+}
+
+// jitter computes the capped exponential ceiling and draws below it.
+func jitter(attempt int, lo, hi time.Duration, draw func(int64) int64) time.Duration {
+	if attempt < 1 {
+		attempt = 1
+	}
+	if lo <= 0 {
+		lo = time.Millisecond
+	}
+	ceil := lo
+	for i := 1; i < attempt && ceil < hi; i++ {
+		ceil *= 2
+	}
+	if ceil > hi {
+		ceil = hi
+	}
+	if ceil <= 0 {
+		return 0
+	}
+	return time.Duration(draw(int64(ceil) + 1))
+}
+
+// DefaultCheckRetry is the default retry decision.
+//
+// Idempotent requests (GET, HEAD, PUT, DELETE, OPTIONS, and session
+// revoke, which answers 204 for unknown ids) are retried on 429, 502, 503,
+// 504 and on connection errors and timeouts. Other requests (the POSTs that
+// mint a session or a token, or submit an export) are retried only when
+// the platform cannot have acted on them: when the connection could not be
+// made at all (refused, DNS failure) and on 429. They are never retried
+// after a 5xx or after a connection failed mid-request, because a blind
+// retry could mint a second session.
+//
+// 400, 401, 403, 404, 409, 422, 501 and every other status are never
+// retried, nor a cancelled context or a TLS certificate error.
+func DefaultCheckRetry(ctx context.Context, idempotent bool, resp *http.Response, err error) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	if err != nil {
+		if errors.Is(err, context.Canceled) || errors.Is(err, ErrCircuitOpen) {
+			return false
+		}
+		var certErr *x509.UnknownAuthorityError
+		var hostErr x509.HostnameError
+		var invalidErr x509.CertificateInvalidError
+		if errors.As(err, &certErr) || errors.As(err, &hostErr) || errors.As(err, &invalidErr) {
+			return false
+		}
+		if idempotent {
+			return true
+		}
+		return isDialError(err)
+	}
+	if resp == nil {
+		return false
+	}
+	switch resp.StatusCode {
+	case http.StatusTooManyRequests:
+		return true
+	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return idempotent
+	}
+	return false
+}
+
+// isDialError reports whether err happened while opening the connection,
+// before any byte of the request was written.
+func isDialError(err error) bool {
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		return true
+	}
+	var opErr *net.OpError
+	if errors.As(err, &opErr) {
+		return opErr.Op == "dial"
+	}
+	return false
+}
+
+// isIdempotentMethod reports whether method may be repeated safely.
+func isIdempotentMethod(method string) bool {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodDelete, http.MethodOptions, http.MethodTrace:
+		return true
+	}
+	return false
+}
+
+// retryAfterStatus reports whether a Retry-After header is read for code.
+func retryAfterStatus(code int) bool {
+	return code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable
+}
+
+// sleepCtx waits d or until ctx is done.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// fitsDeadline reports whether waiting d still leaves time before the
+// context's deadline.
+func fitsDeadline(ctx context.Context, d time.Duration) bool {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return true
+	}
+	return time.Until(dl) > d
+}
