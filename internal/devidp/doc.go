@@ -1,0 +1,51 @@
+// Package devidp is a DEVELOPMENT-ONLY OpenID Connect provider. It is not
+// for production: its users and passwords are fixed in code, its signing key
+// lives only in memory, and it keeps no audit trail.
+//
+// It exists so that the demo application and the tests can sign users in
+// through real OpenID Connect, with the same code path a production identity
+// provider would take: a relying party discovers it, fetches its keys,
+// sends the browser to its sign-in page, exchanges the authorization code
+// and verifies the ID token with an unmodified OIDC library.
+//
+// # What it speaks
+//
+//   - Discovery at /.well-known/openid-configuration and keys at /jwks
+//     (one RSA 2048 key generated at start, RS256 only).
+//   - Authorization code flow with PKCE at /authorize and /token. Only the
+//     S256 challenge method is accepted; a missing challenge or "plain" is
+//     refused. Codes are single-use and live 60 seconds; the redirect_uri of
+//     the token request must equal the one of the authorization request;
+//     clients authenticate with client_secret_basic or client_secret_post.
+//   - ID tokens with iss, sub, aud, exp, iat, auth_time, nonce, sid and
+//     at_hash, plus profile claims: name, email, preferred_username, groups,
+//     region, tenant, creator_mode, locale and zoneinfo.
+//   - /userinfo with the bearer access token.
+//   - RP-initiated logout at /logout (id_token_hint, client_id,
+//     post_logout_redirect_uri checked against the client's registered list,
+//     state), which also sends back-channel logout tokens to clients that
+//     registered a loopback BackChannelLogoutURI.
+//
+// The sign-in page always asks for a user name and password (there is no
+// single sign-on), so switching between demo users is one sign-out away.
+//
+// # Short path
+//
+//	ln, err := devidp.Listen("127.0.0.1:9090", false)
+//	...
+//	idp, err := devidp.New(devidp.Config{
+//		Issuer: "http://" + ln.Addr().String(),
+//		Clients: []devidp.Client{{
+//			ID:                     "webapp",
+//			Secret:                 "webapp-dev-secret",
+//			RedirectURIs:           []string{"http://127.0.0.1:8080/auth/callback"},
+//			PostLogoutRedirectURIs: []string{"http://127.0.0.1:8080/"},
+//		}},
+//	})
+//	...
+//	http.Serve(ln, idp)
+//
+// With no Users configured the provider serves [DemoUsers]. Listen refuses
+// addresses other than loopback unless forced, so the provider is not
+// reachable from the network by accident.
+package devidp
