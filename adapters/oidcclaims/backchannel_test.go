@@ -1,0 +1,325 @@
+package oidcclaims_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/embedkit/embedkit/adapters/oidcclaims"
+)
+
+// recordingRevoker records what it is asked to revoke.
+type recordingRevoker struct {
+	mu       sync.Mutex
+	subjects []string
+	fail     error
+}
+
+func (r *recordingRevoker) RevokeSubject(_ context.Context, subject string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.fail != nil {
+		return r.fail
+	}
+	r.subjects = append(r.subjects, subject)
+	return nil
+}
+
+func (r *recordingRevoker) revoked() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.subjects...)
+}
+
+// sessionRevoker also ends single sessions.
+type sessionRevoker struct {
+	recordingRevoker
+	sessions []string
+}
+
+func (r *sessionRevoker) RevokeSession(_ context.Context, key string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.sessions = append(r.sessions, key)
+	return nil
+}
+
+// logoutClaims returns the claims of a valid logout token.
+func logoutClaims(iss *testIssuer, now time.Time, jti string) map[string]any {
+	return map[string]any{
+		"iss":    iss.URL,
+		"aud":    testClientID,
+		"iat":    now.Unix(),
+		"exp":    now.Add(2 * time.Minute).Unix(),
+		"jti":    jti,
+		"sub":    "user-42",
+		"sid":    "sid-7",
+		"events": map[string]any{oidcclaims.BackChannelLogoutEvent: map[string]any{}},
+	}
+}
+
+// postLogout sends token to h as a back-channel logout request.
+func postLogout(t *testing.T, h http.Handler, token string) *httptest.ResponseRecorder {
+	t.Helper()
+	form := url.Values{"logout_token": {token}}
+	req := httptest.NewRequest(http.MethodPost, "/backchannel-logout", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
+
+func TestBackChannelLogoutRejects(t *testing.T) {
+	clock := newFakeClock()
+	iss, verifier := newTestIssuer(t, clock)
+	now := clock.Now()
+	with := func(change func(c map[string]any)) map[string]any {
+		c := logoutClaims(iss, now, "jti-"+strings.ReplaceAll(t.Name(), "/", "-"))
+		change(c)
+		return c
+	}
+	tests := []struct {
+		name  string
+		token func() string
+	}{
+		{"bad signature", func() string {
+			return iss.sign(strangerKey(t), "logout+jwt", with(func(map[string]any) {}))
+		}},
+		{"typ JWT", func() string { return iss.sign(iss.key, "JWT", with(func(map[string]any) {})) }},
+		{"no typ", func() string { return iss.sign(iss.key, "", with(func(map[string]any) {})) }},
+		{"no events", func() string {
+			return iss.sign(iss.key, "logout+jwt", with(func(c map[string]any) { delete(c, "events") }))
+		}},
+		{"events without logout member", func() string {
+			return iss.sign(iss.key, "logout+jwt", with(func(c map[string]any) {
+				c["events"] = map[string]any{"http://schemas.openid.net/event/other": map[string]any{}}
+			}))
+		}},
+		{"events member not an object", func() string {
+			return iss.sign(iss.key, "logout+jwt", with(func(c map[string]any) {
+				c["events"] = map[string]any{oidcclaims.BackChannelLogoutEvent: "yes"}
+			}))
+		}},
+		{"nonce present", func() string {
+			return iss.sign(iss.key, "logout+jwt", with(func(c map[string]any) { c["nonce"] = "n-1" }))
+		}},
+		{"wrong aud", func() string {
+			return iss.sign(iss.key, "logout+jwt", with(func(c map[string]any) { c["aud"] = "another-client" }))
+		}},
+		{"wrong iss", func() string {
+			return iss.sign(iss.key, "logout+jwt", with(func(c map[string]any) { c["iss"] = "https://evil.example" }))
+		}},
+		{"expired", func() string {
+			return iss.sign(iss.key, "logout+jwt", with(func(c map[string]any) { c["exp"] = now.Add(-time.Second).Unix() }))
+		}},
+		{"no jti", func() string {
+			return iss.sign(iss.key, "logout+jwt", with(func(c map[string]any) { delete(c, "jti") }))
+		}},
+		{"no iat", func() string {
+			return iss.sign(iss.key, "logout+jwt", with(func(c map[string]any) { delete(c, "iat") }))
+		}},
+		{"neither sub nor sid", func() string {
+			return iss.sign(iss.key, "logout+jwt", with(func(c map[string]any) { delete(c, "sub"); delete(c, "sid") }))
+		}},
+		{"sid only, revoker cannot end one session", func() string {
+			return iss.sign(iss.key, "logout+jwt", with(func(c map[string]any) { delete(c, "sub") }))
+		}},
+		{"alg none", func() string {
+			return unsigned(t, map[string]any{"alg": "none", "typ": "logout+jwt"}, with(func(map[string]any) {}))
+		}},
+		{"alg HS256", func() string {
+			return unsigned(t, map[string]any{"alg": "HS256", "typ": "logout+jwt", "kid": iss.kid}, with(func(map[string]any) {}))
+		}},
+		{"not a JWT", func() string { return "not-a-token" }},
+		{"header not base64", func() string { return "%%%.e30.sig" }},
+		{"empty token", func() string { return "" }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var logs bytes.Buffer
+			rev := &recordingRevoker{}
+			h := oidcclaims.BackChannelLogout(verifier, rev,
+				oidcclaims.WithClock(clock.Now),
+				oidcclaims.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+			token := tt.token()
+			rec := postLogout(t, h, token)
+			t.Logf("log: %s", logs.String())
+			if rec.Code != http.StatusBadRequest {
+				t.Fatalf("status = %d, want 400", rec.Code)
+			}
+			if got := rev.revoked(); len(got) != 0 {
+				t.Errorf("revoked %q, want nothing", got)
+			}
+			if got := rec.Header().Get("Cache-Control"); got != "no-store" {
+				t.Errorf("Cache-Control = %q, want no-store", got)
+			}
+			if body := rec.Body.String(); body != `{"error":"invalid_request"}`+"\n" {
+				t.Errorf("body = %q, want the fixed error object", body)
+			}
+			if token != "" && strings.Contains(logs.String(), token) {
+				t.Errorf("log holds the token: %s", logs.String())
+			}
+			if !strings.Contains(logs.String(), "back-channel logout refused") {
+				t.Errorf("log does not say why: %s", logs.String())
+			}
+		})
+	}
+}
+
+func TestBackChannelLogoutAccepts(t *testing.T) {
+	clock := newFakeClock()
+	iss, verifier := newTestIssuer(t, clock)
+	now := clock.Now()
+	tests := []struct {
+		name string
+		typ  string
+	}{
+		{"typ logout+jwt", "logout+jwt"},
+		{"typ application/logout+jwt", "application/logout+jwt"},
+		{"typ in upper case", "LOGOUT+JWT"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rev := &recordingRevoker{}
+			h := oidcclaims.BackChannelLogout(verifier, rev, oidcclaims.WithClock(clock.Now), quiet())
+			rec := postLogout(t, h, iss.sign(iss.key, tt.typ, logoutClaims(iss, now, "jti-ok")))
+			if rec.Code != http.StatusOK {
+				t.Fatalf("status = %d, want 200; body %s", rec.Code, rec.Body)
+			}
+			if got := rec.Header().Get("Cache-Control"); got != "no-store" {
+				t.Errorf("Cache-Control = %q, want no-store", got)
+			}
+			if got := rev.revoked(); len(got) != 1 || got[0] != "user-42" {
+				t.Errorf("revoked %q, want [user-42]", got)
+			}
+		})
+	}
+}
+
+func TestBackChannelLogoutReplay(t *testing.T) {
+	clock := newFakeClock()
+	iss, verifier := newTestIssuer(t, clock)
+	rev := &recordingRevoker{}
+	h := oidcclaims.BackChannelLogout(verifier, rev, oidcclaims.WithClock(clock.Now), quiet())
+	token := iss.sign(iss.key, "logout+jwt", logoutClaims(iss, clock.Now(), "jti-once"))
+
+	if rec := postLogout(t, h, token); rec.Code != http.StatusOK {
+		t.Fatalf("first: status = %d, want 200", rec.Code)
+	}
+	if rec := postLogout(t, h, token); rec.Code != http.StatusBadRequest {
+		t.Fatalf("replay: status = %d, want 400", rec.Code)
+	}
+	// Another token with the same jti is a replay too.
+	again := logoutClaims(iss, clock.Now(), "jti-once")
+	again["sub"] = "user-43"
+	if rec := postLogout(t, h, iss.sign(iss.key, "logout+jwt", again)); rec.Code != http.StatusBadRequest {
+		t.Fatalf("same jti: status = %d, want 400", rec.Code)
+	}
+	if got := rev.revoked(); len(got) != 1 {
+		t.Errorf("revoked %q, want one revoke", got)
+	}
+}
+
+func TestBackChannelLogoutConcurrentReplay(t *testing.T) {
+	clock := newFakeClock()
+	iss, verifier := newTestIssuer(t, clock)
+	rev := &recordingRevoker{}
+	h := oidcclaims.BackChannelLogout(verifier, rev, oidcclaims.WithClock(clock.Now), quiet())
+	token := iss.sign(iss.key, "logout+jwt", logoutClaims(iss, clock.Now(), "jti-race"))
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Go(func() { postLogout(t, h, token) })
+	}
+	wg.Wait()
+	if got := rev.revoked(); len(got) != 1 {
+		t.Errorf("revoked %d times, want once", len(got))
+	}
+}
+
+func TestBackChannelLogoutSessionOnly(t *testing.T) {
+	clock := newFakeClock()
+	iss, verifier := newTestIssuer(t, clock)
+	rev := &sessionRevoker{}
+	h := oidcclaims.BackChannelLogout(verifier, rev, oidcclaims.WithClock(clock.Now), quiet())
+	c := logoutClaims(iss, clock.Now(), "jti-sid")
+	delete(c, "sub")
+	if rec := postLogout(t, h, iss.sign(iss.key, "logout+jwt", c)); rec.Code != http.StatusOK {
+		t.Fatalf("status = %d, want 200", rec.Code)
+	}
+	if len(rev.sessions) != 1 || rev.sessions[0] != "sid-7" {
+		t.Errorf("sessions revoked %q, want [sid-7]", rev.sessions)
+	}
+	if got := rev.revoked(); len(got) != 0 {
+		t.Errorf("subjects revoked %q, want none", got)
+	}
+}
+
+func TestBackChannelLogoutRevokeFailure(t *testing.T) {
+	clock := newFakeClock()
+	iss, verifier := newTestIssuer(t, clock)
+	rev := &recordingRevoker{fail: errors.New("store down")}
+	h := oidcclaims.BackChannelLogout(verifier, rev,
+		oidcclaims.WithClock(clock.Now),
+		oidcclaims.WithLogger(slog.New(slog.DiscardHandler)))
+	token := iss.sign(iss.key, "logout+jwt", logoutClaims(iss, clock.Now(), "jti-retry"))
+	if rec := postLogout(t, h, token); rec.Code != http.StatusBadRequest {
+		t.Fatalf("failing revoke: status = %d, want 400", rec.Code)
+	}
+	rev.mu.Lock()
+	rev.fail = nil
+	rev.mu.Unlock()
+	if rec := postLogout(t, h, token); rec.Code != http.StatusOK {
+		t.Fatalf("retry: status = %d, want 200", rec.Code)
+	}
+}
+
+func TestBackChannelLogoutRequestShape(t *testing.T) {
+	clock := newFakeClock()
+	_, verifier := newTestIssuer(t, clock)
+	tests := []struct {
+		name        string
+		method      string
+		contentType string
+		body        string
+		want        int
+	}{
+		{"GET", http.MethodGet, "", "", http.StatusMethodNotAllowed},
+		{"no token field", http.MethodPost, "application/x-www-form-urlencoded", "other=1", http.StatusBadRequest},
+		{"json body", http.MethodPost, "application/json", `{"logout_token":"x"}`, http.StatusBadRequest},
+		{"oversized body", http.MethodPost, "application/x-www-form-urlencoded", "logout_token=" + strings.Repeat("a", 64<<10), http.StatusBadRequest},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rev := &recordingRevoker{}
+			h := oidcclaims.BackChannelLogout(verifier, rev,
+				oidcclaims.WithClock(clock.Now),
+				oidcclaims.WithLogger(slog.New(slog.DiscardHandler)),
+				oidcclaims.WithMaxBodyBytes(4<<10))
+			req := httptest.NewRequest(tt.method, "/backchannel-logout", strings.NewReader(tt.body))
+			if tt.contentType != "" {
+				req.Header.Set("Content-Type", tt.contentType)
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			if rec.Code != tt.want {
+				t.Errorf("status = %d, want %d", rec.Code, tt.want)
+			}
+			if len(rev.revoked()) != 0 {
+				t.Errorf("revoked something")
+			}
+		})
+	}
+}
+
+// quiet discards the handler's log.
+func quiet() oidcclaims.LogoutOption {
+	return oidcclaims.WithLogger(slog.New(slog.DiscardHandler))
+}

@@ -1,0 +1,70 @@
+// Package oidcclaims turns the claims of a verified OpenID Connect ID token
+// (or a user info response) into a middleware.Viewer, and serves OpenID
+// Connect Back-Channel Logout.
+//
+// # Mapping claims
+//
+// A Mapping names, for each Viewer field, the claim it comes from. The zero
+// Mapping reads the standard claims: sub, sid, email, name, picture, locale,
+// zoneinfo and groups. Tenant and CreatorMode are read only when named, and
+// Attributes maps attribute names to claims of a declared type:
+//
+//	m := oidcclaims.Mapping{
+//		Groups: "realm_access.roles",
+//		Tenant: "https://example.com/claims.tenant",
+//		Attributes: map[string]oidcclaims.Attribute{
+//			"region": {Claim: "region", Type: embedkit.AttributeString},
+//		},
+//	}
+//	viewer, err := m.FromIDToken(idToken) // after verifier.Verify and the nonce check
+//
+// # Claim names
+//
+// A claim name is split into segments at every unescaped dot. Lookup walks
+// the claims from the top: at each level it takes the longest run of the
+// remaining segments that, joined with dots, is a key of the object there.
+// So "realm_access.roles" reads {"realm_access": {"roles": [...]}}, and
+// "https://example.com/claims.tenant" reads a namespaced object
+// {"https://example.com/claims": {"tenant": "acme"}} as well as a flat claim
+// named "https://example.com/claims.tenant" (the longer key wins when both
+// exist). Write \. for a dot that must stay inside one key and never be a
+// level, and \\ for a backslash. A value on the way that is not an object is
+// an error naming the claim.
+//
+// # Types
+//
+// Conversion is strict, and a claim of the wrong type is an error naming the
+// claim, never a silently dropped value:
+//
+//   - Viewer string fields (sub, sid, email, name, picture, locale,
+//     zoneinfo, tenant) want JSON strings; picture must also be an absolute
+//     http or https URL.
+//   - CreatorMode wants a JSON boolean; the string "true" is refused.
+//   - Groups want a JSON array of strings, or one string whose items are
+//     separated by spaces or commas. Empty items and duplicates are dropped.
+//   - Attributes want the JSON type of their declared type: string, number
+//     (JSON numbers only; "3" is refused), boolean, string_array,
+//     number_array. Values become string, float64, bool, []string and
+//     []float64.
+//
+// A missing claim, or a JSON null, leaves its field empty; only the subject
+// is required.
+//
+// # Session key
+//
+// Viewer.SessionKey groups the embed sessions minted during one login so
+// that logout revokes exactly those. It is the sid claim when the provider
+// sends one. Otherwise it is a hash of sub, iat and nonce, which is new at
+// every login as long as the Viewer is built once, from the login's own ID
+// token (not from a refreshed one or from user info). With no sid, iat or
+// nonce it is empty, and logout then revokes all of the subject's sessions.
+//
+// # Back-channel logout
+//
+// BackChannelLogout serves the provider's logout notifications (OpenID
+// Connect Back-Channel Logout 1.0). It verifies the logout token with the
+// host's oidc.IDTokenVerifier, checks the logout-specific rules (typ
+// logout+jwt, the events claim, no nonce, sub or sid, jti used once) and asks
+// a SubjectRevoker, normally the middleware Kit, to end the subject's
+// sessions.
+package oidcclaims

@@ -1,0 +1,66 @@
+package oidcclaims_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"log/slog"
+	"net/http"
+
+	"github.com/coreos/go-oidc/v3/oidc"
+
+	"github.com/embedkit/embedkit/adapters/oidcclaims"
+	"github.com/embedkit/embedkit/embedkit"
+)
+
+func ExampleMapping_Viewer() {
+	m := oidcclaims.Mapping{
+		Groups: "realm_access.roles",
+		Tenant: "https://example.com/claims.tenant",
+		Attributes: map[string]oidcclaims.Attribute{
+			"region": {Claim: "region", Type: embedkit.AttributeString},
+		},
+	}
+	// In a host app the claims come from a verified ID token:
+	// m.FromIDToken(idToken).
+	v, err := m.Viewer(map[string]any{
+		"sub":                        "248289761001",
+		"sid":                        "08a5019c-17e1-4977-8f42-65a12843ea02",
+		"email":                      "jane@example.com",
+		"realm_access":               map[string]any{"roles": []any{"sales", "emea"}},
+		"https://example.com/claims": map[string]any{"tenant": "acme"},
+		"region":                     "eu-west",
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(v.Subject, v.Email, v.Groups, v.Tenant, v.Attributes["region"])
+
+	_, err = m.Viewer(map[string]any{"sub": "248289761001", "realm_access": map[string]any{"roles": 3.0}})
+	fmt.Println(err)
+	// Output:
+	// 248289761001 jane@example.com [sales emea] acme eu-west
+	// oidcclaims: claim "realm_access.roles": want array of strings or string, got number
+}
+
+// revoker stands in for the middleware Kit, which satisfies SubjectRevoker.
+type revoker struct{}
+
+func (revoker) RevokeSubject(ctx context.Context, subject string) error { return nil }
+
+func ExampleBackChannelLogout() {
+	ctx := context.Background()
+	provider, err := oidc.NewProvider(ctx, "https://login.example.com")
+	if err != nil {
+		log.Fatal(err)
+	}
+	verifier := provider.Verifier(&oidc.Config{ClientID: "embedkit-host"})
+
+	mux := http.NewServeMux()
+	// Register https://app.example.com/auth/backchannel-logout as the
+	// client's backchannel_logout_uri at the provider.
+	mux.Handle("/auth/backchannel-logout", oidcclaims.BackChannelLogout(verifier, revoker{},
+		oidcclaims.WithLogger(slog.Default())))
+	log.Fatal(http.ListenAndServe(":8080", mux))
+}

@@ -1,0 +1,158 @@
+package oidcclaims_test
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coreos/go-oidc/v3/oidc"
+	jose "github.com/go-jose/go-jose/v4"
+)
+
+const testClientID = "embedkit-host"
+
+// testIssuer is an OpenID provider in the test process: discovery, a JWKS
+// with one RS256 key, and token signing.
+type testIssuer struct {
+	t   *testing.T
+	URL string
+	key *rsa.PrivateKey
+	kid string
+}
+
+// fakeClock is a clock tests move by hand.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+func newFakeClock() *fakeClock {
+	return &fakeClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+}
+
+// newTestIssuer starts an issuer and returns it with a verifier for
+// testClientID whose expiry check uses clock.
+func newTestIssuer(t *testing.T, clock *fakeClock) (*testIssuer, *oidc.IDTokenVerifier) {
+	t.Helper()
+	key := newRSAKey(t)
+	iss := &testIssuer{t: t, key: key, kid: "test-key-1"}
+	mux := http.NewServeMux()
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	iss.URL = srv.URL
+	mux.HandleFunc("GET /.well-known/openid-configuration", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{
+			"issuer":                                iss.URL,
+			"authorization_endpoint":                iss.URL + "/authorize",
+			"token_endpoint":                        iss.URL + "/token",
+			"jwks_uri":                              iss.URL + "/keys",
+			"id_token_signing_alg_values_supported": []string{"RS256"},
+			"backchannel_logout_supported":          true,
+		})
+	})
+	mux.HandleFunc("GET /keys", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{
+			Key: &key.PublicKey, KeyID: iss.kid, Algorithm: "RS256", Use: "sig",
+		}}})
+	})
+	ctx := oidc.ClientContext(context.Background(), srv.Client())
+	p, err := oidc.NewProvider(ctx, srv.URL)
+	if err != nil {
+		t.Fatalf("discovery: %v", err)
+	}
+	v := p.VerifierContext(ctx, &oidc.Config{ClientID: testClientID, Now: clock.Now})
+	return iss, v
+}
+
+var (
+	rsaKeyOnce sync.Once
+	rsaKeys    [2]*rsa.PrivateKey
+)
+
+// newRSAKey returns one of two process-wide keys: the issuer's, then a
+// stranger's, so that tests do not spend time generating keys.
+func newRSAKey(t *testing.T) *rsa.PrivateKey {
+	t.Helper()
+	rsaKeyOnce.Do(func() {
+		for i := range rsaKeys {
+			k, err := rsa.GenerateKey(rand.Reader, 2048)
+			if err != nil {
+				panic(err)
+			}
+			rsaKeys[i] = k
+		}
+	})
+	return rsaKeys[0]
+}
+
+func strangerKey(t *testing.T) *rsa.PrivateKey {
+	t.Helper()
+	newRSAKey(t)
+	return rsaKeys[1]
+}
+
+// sign signs claims with key under the issuer's key id and the given JOSE
+// typ ("" leaves typ out).
+func (iss *testIssuer) sign(key *rsa.PrivateKey, typ string, claims map[string]any) string {
+	iss.t.Helper()
+	opts := &jose.SignerOptions{}
+	if typ != "" {
+		opts = opts.WithType(jose.ContentType(typ))
+	}
+	signer, err := jose.NewSigner(jose.SigningKey{
+		Algorithm: jose.RS256,
+		Key:       jose.JSONWebKey{Key: key, KeyID: iss.kid},
+	}, opts)
+	if err != nil {
+		iss.t.Fatalf("signer: %v", err)
+	}
+	payload, err := json.Marshal(claims)
+	if err != nil {
+		iss.t.Fatalf("claims: %v", err)
+	}
+	jws, err := signer.Sign(payload)
+	if err != nil {
+		iss.t.Fatalf("sign: %v", err)
+	}
+	s, err := jws.CompactSerialize()
+	if err != nil {
+		iss.t.Fatalf("serialize: %v", err)
+	}
+	return s
+}
+
+// unsigned builds a token with the given header and claims and a junk
+// signature, for alg none and HS256 cases.
+func unsigned(t *testing.T, header, claims map[string]any) string {
+	t.Helper()
+	enc := func(v any) string {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatalf("marshal: %v", err)
+		}
+		return base64.RawURLEncoding.EncodeToString(b)
+	}
+	return strings.Join([]string{enc(header), enc(claims), base64.RawURLEncoding.EncodeToString([]byte("sig"))}, ".")
+}
