@@ -1,0 +1,78 @@
+package webapp
+
+import (
+	"net/url"
+	"unicode"
+	"unicode/utf8"
+)
+
+// maxReturnPathLen bounds the length of an accepted return path.
+const maxReturnPathLen = 2048
+
+// maxDecodeRounds bounds how many layers of percent-encoding are examined.
+const maxDecodeRounds = 4
+
+// SafeReturnPath checks a post-login return path taken from a request. It
+// accepts only a same-origin relative path: one that starts with a single
+// "/" and that no browser or intermediate server can read as another origin.
+// It refuses "//host", "/\host", schemes ("https:", "javascript:"),
+// backslashes anywhere, control characters, white space and invalid UTF-8,
+// and it applies the same rules to every layer of percent-decoding, so
+// "/%2F%2Fhost", "/%5Chost" and "/%09/host" are refused too.
+//
+// It returns raw and true when raw is accepted, and "/" and false
+// otherwise, so the result can always be redirected to.
+func SafeReturnPath(raw string) (string, bool) {
+	if len(raw) > maxReturnPathLen || !safePathLayer(raw, false) {
+		return "/", false
+	}
+	if u, err := url.Parse(raw); err != nil || u.Scheme != "" || u.Host != "" || u.Opaque != "" || u.User != nil {
+		return "/", false
+	}
+	layer := raw
+	for round := range maxDecodeRounds {
+		dec, err := url.PathUnescape(layer)
+		if err != nil {
+			// A malformed escape in the input itself is refused; in a
+			// decoded layer, a lone "%" is literal and decoding ends.
+			if round == 0 {
+				return "/", false
+			}
+			return raw, true
+		}
+		if dec == layer {
+			return raw, true
+		}
+		if !safePathLayer(dec, true) {
+			return "/", false
+		}
+		layer = dec
+	}
+	// Still changing after maxDecodeRounds: nobody encodes a real path
+	// that deeply.
+	return "/", false
+}
+
+// safePathLayer applies the rules of SafeReturnPath to the input or, when
+// decoded is set, to one layer of its percent-decoding, where a plain space
+// (from "%20") may appear after the leading slash.
+func safePathLayer(s string, decoded bool) bool {
+	if len(s) == 0 || s[0] != '/' {
+		return false
+	}
+	if len(s) > 1 && (s[1] == '/' || s[1] == '\\' || s[1] == ' ') {
+		return false
+	}
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if decoded && r == ' ' {
+			continue
+		}
+		if r == '\\' || unicode.IsSpace(r) || !unicode.IsGraphic(r) {
+			return false
+		}
+	}
+	return true
+}
