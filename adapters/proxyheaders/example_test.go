@@ -1,0 +1,36 @@
+package proxyheaders_test
+
+import (
+	"fmt"
+	"net/http/httptest"
+	"net/netip"
+
+	"github.com/embedkit/embedkit/adapters/proxyheaders"
+)
+
+func Example() {
+	id, err := proxyheaders.New(proxyheaders.Config{
+		// The authenticating proxy's address range; nobody else may set
+		// the headers.
+		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.20.0.0/16")},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	r := httptest.NewRequest("GET", "/dash/1", nil)
+	r.RemoteAddr = "10.20.3.4:41000"
+	r.Header.Set("X-Forwarded-User", "jane")
+	r.Header.Set("X-Forwarded-Email", "jane@example.com")
+	r.Header.Set("X-Forwarded-Groups", "sales,emea")
+	v, err := id.Viewer(r)
+	fmt.Println(v.Subject, v.Email, v.Groups, err)
+
+	r.RemoteAddr = "198.51.100.7:41000" // a client talking to the app directly
+	_, err = id.Viewer(r)
+	fmt.Println(err)
+	// Output:
+	// jane jane@example.com [sales emea] <nil>
+	// middleware: no logged-in viewer
+}
