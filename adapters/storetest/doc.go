@@ -1,0 +1,34 @@
+// Package storetest is the conformance suite for middleware.SessionStore
+// implementations. Every store of the kit runs it from its own tests, and a
+// store written outside the kit can run it the same way:
+//
+//	func TestConformance(t *testing.T) {
+//		storetest.Run(t, func(t *testing.T) middleware.SessionStore {
+//			return mystore.New()
+//		})
+//	}
+//
+// Run checks the SessionStore contract on every store, and the optional
+// capabilities the store implements: middleware.SubjectIndex and
+// middleware.RevokeQueue. A capability the store does not implement is
+// reported as a skipped subtest, so `go test -v` shows what was covered.
+//
+// What the suite asks of a store:
+//
+//   - newStore returns an empty store, used by one subtest only. Stores that
+//     share a backend give each store its own namespace (a key prefix or a
+//     database number) and remove it with t.Cleanup.
+//   - The store measures expiry against the real clock: the suite writes
+//     records whose ExpiresAt lies an hour in the past or a day in the future.
+//   - ExpiresAt survives a round trip to the millisecond; Subject and
+//     SessionID survive exactly. Records come back in any order.
+//   - A key holds at least 64 records: the concurrency check keeps up to 50
+//     records under one key at once, and a bounded store that dropped
+//     records there would be reported as losing them.
+//   - A RevokeQueue store lets a deferred record become due within a few
+//     seconds (configure a short backoff for the suite); the suite polls Due
+//     for up to ten seconds.
+//
+// The package uses package testing but declares no flags and keeps no global
+// state, so importing it from any test binary is safe.
+package storetest

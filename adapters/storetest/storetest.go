@@ -1,0 +1,538 @@
+package storetest
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/embedkit/embedkit/middleware"
+)
+
+// dueWait is how long the suite polls Due for deferred records to become
+// due.
+const dueWait = 10 * time.Second
+
+// Run runs the conformance suite as subtests of t. newStore is called once
+// per subtest and must return an empty store that no other subtest uses.
+func Run(t *testing.T, newStore func(t *testing.T) middleware.SessionStore) {
+	t.Helper()
+	t.Run("SessionStore", func(t *testing.T) { runSessionStore(t, newStore) })
+	t.Run("SubjectIndex", func(t *testing.T) { runSubjectIndex(t, newStore) })
+	t.Run("RevokeQueue", func(t *testing.T) { runRevokeQueue(t, newStore) })
+}
+
+// fixture makes records for the suite. Times are whole milliseconds so that
+// stores keeping millisecond precision compare equal.
+type fixture struct {
+	base time.Time
+}
+
+func newFixture() fixture {
+	return fixture{base: time.Now().Truncate(time.Millisecond)}
+}
+
+// live returns a record that expires a day from now.
+func (f fixture) live(id, subject string) middleware.Minted {
+	return middleware.Minted{SessionID: id, Subject: subject, ExpiresAt: f.base.Add(24 * time.Hour)}
+}
+
+// expired returns a record that expired an hour ago.
+func (f fixture) expired(id, subject string) middleware.Minted {
+	return middleware.Minted{SessionID: id, Subject: subject, ExpiresAt: f.base.Add(-time.Hour)}
+}
+
+func runSessionStore(t *testing.T, newStore func(t *testing.T) middleware.SessionStore) {
+	f := newFixture()
+	type add struct {
+		key string
+		m   middleware.Minted
+	}
+	type take struct {
+		key  string
+		want []middleware.Minted
+	}
+	tests := []struct {
+		name  string
+		adds  []add
+		takes []take
+	}{
+		{
+			name:  "take of a missing key returns no records",
+			takes: []take{{key: "s:missing"}},
+		},
+		{
+			name: "take returns every record added",
+			adds: []add{
+				{"s:a", f.live("id-1", "alice")},
+				{"s:a", f.live("id-2", "alice")},
+				{"s:a", f.live("id-3", "alice")},
+			},
+			takes: []take{{key: "s:a", want: []middleware.Minted{
+				f.live("id-1", "alice"), f.live("id-2", "alice"), f.live("id-3", "alice"),
+			}}},
+		},
+		{
+			name: "take removes the records",
+			adds: []add{{"s:a", f.live("id-1", "alice")}},
+			takes: []take{
+				{key: "s:a", want: []middleware.Minted{f.live("id-1", "alice")}},
+				{key: "s:a"},
+			},
+		},
+		{
+			name: "records keep subject and expiry",
+			adds: []add{
+				{"s:a", f.live("id-1", "alice")},
+				{"s:a", middleware.Minted{SessionID: "id-2", Subject: "bob@example.com", ExpiresAt: f.base.Add(90 * time.Minute)}},
+			},
+			takes: []take{{key: "s:a", want: []middleware.Minted{
+				f.live("id-1", "alice"),
+				{SessionID: "id-2", Subject: "bob@example.com", ExpiresAt: f.base.Add(90 * time.Minute)},
+			}}},
+		},
+		{
+			name: "keys are independent",
+			adds: []add{
+				{"s:a", f.live("id-1", "alice")},
+				{"s:b", f.live("id-2", "alice")},
+				{"u:alice", f.live("id-3", "alice")},
+			},
+			takes: []take{
+				{key: "s:a", want: []middleware.Minted{f.live("id-1", "alice")}},
+				{key: "s:a"},
+				{key: "s:b", want: []middleware.Minted{f.live("id-2", "alice")}},
+				{key: "u:alice", want: []middleware.Minted{f.live("id-3", "alice")}},
+			},
+		},
+		{
+			name: "expired records are not returned",
+			adds: []add{
+				{"s:a", f.expired("id-old", "alice")},
+				{"s:a", f.live("id-1", "alice")},
+				{"s:b", f.expired("id-old-2", "alice")},
+			},
+			takes: []take{
+				{key: "s:a", want: []middleware.Minted{f.live("id-1", "alice")}},
+				{key: "s:b"},
+			},
+		},
+		{
+			name: "keys that differ only in case or padding are distinct",
+			adds: []add{
+				{"s:A", f.live("id-1", "alice")},
+				{"s:a ", f.live("id-2", "alice")},
+			},
+			takes: []take{
+				{key: "s:a"},
+				{key: "s:A", want: []middleware.Minted{f.live("id-1", "alice")}},
+				{key: "s:a ", want: []middleware.Minted{f.live("id-2", "alice")}},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := t.Context()
+			s := newStore(t)
+			for _, a := range tt.adds {
+				if err := s.Add(ctx, a.key, a.m); err != nil {
+					t.Fatalf("Add(%q, %s): %v", a.key, describe(a.m), err)
+				}
+			}
+			for i, tk := range tt.takes {
+				got, err := s.Take(ctx, tk.key)
+				if err != nil {
+					t.Fatalf("Take #%d (%q): %v", i+1, tk.key, err)
+				}
+				if diff := compare(got, tk.want); diff != "" {
+					t.Errorf("Take #%d (%q): %s", i+1, tk.key, diff)
+				}
+			}
+		})
+	}
+
+	t.Run("add racing take loses and duplicates nothing", func(t *testing.T) {
+		testAddTakeRace(t, newStore(t))
+	})
+}
+
+// testAddTakeRace has 50 goroutines add one record each to one key while
+// four goroutines take from it, several rounds over; every record must be
+// returned by exactly one Take (the final Take of a round included).
+func testAddTakeRace(t *testing.T, s middleware.SessionStore) {
+	const (
+		rounds  = 10
+		adders  = 50
+		takers  = 4
+		key     = "s:contended"
+		subject = "alice"
+	)
+	ctx := t.Context()
+	f := newFixture()
+	seen := make(map[string]int)
+	for round := range rounds {
+		var (
+			addWG, takeWG sync.WaitGroup
+			mu            sync.Mutex
+			taken         []middleware.Minted
+			errs          []error
+		)
+		record := func(ms []middleware.Minted, err error) {
+			mu.Lock()
+			defer mu.Unlock()
+			taken = append(taken, ms...)
+			if err != nil {
+				errs = append(errs, err)
+			}
+		}
+		done := make(chan struct{})
+		for range takers {
+			takeWG.Go(func() {
+				for {
+					select {
+					case <-done:
+						return
+					default:
+					}
+					record(s.Take(ctx, key))
+				}
+			})
+		}
+		for i := range adders {
+			addWG.Go(func() {
+				m := f.live(fmt.Sprintf("id-%d-%d", round, i), subject)
+				if err := s.Add(ctx, key, m); err != nil {
+					record(nil, fmt.Errorf("adding %s: %w", m.SessionID, err))
+				}
+			})
+		}
+		addWG.Wait()
+		close(done)
+		takeWG.Wait()
+		record(s.Take(ctx, key))
+		for _, err := range errs {
+			t.Errorf("round %d: %v", round, err)
+		}
+		for _, m := range taken {
+			seen[m.SessionID]++
+		}
+	}
+	for round := range rounds {
+		for i := range adders {
+			id := fmt.Sprintf("id-%d-%d", round, i)
+			if n := seen[id]; n != 1 {
+				t.Errorf("record %s returned %d times, want exactly once", id, n)
+			}
+			delete(seen, id)
+		}
+	}
+	for id := range seen {
+		t.Errorf("record %s returned but never added", id)
+	}
+}
+
+func runSubjectIndex(t *testing.T, newStore func(t *testing.T) middleware.SessionStore) {
+	if _, ok := newStore(t).(middleware.SubjectIndex); !ok {
+		t.Skip("store does not implement middleware.SubjectIndex")
+	}
+	f := newFixture()
+	// Every case starts from the same records: alice has sessions under
+	// three keys, bob under two, one of them shared with alice.
+	seed := []struct {
+		key string
+		m   middleware.Minted
+	}{
+		{"s:1", f.live("a-1", "alice")},
+		{"s:1", f.live("a-2", "alice")},
+		{"s:1", f.live("b-1", "bob")},
+		{"s:2", f.live("a-3", "alice")},
+		{"s:2", f.expired("a-old", "alice")},
+		{"s:3", f.live("b-2", "bob")},
+		{"u:alice", f.live("a-4", "alice")},
+	}
+	alice := []middleware.Minted{f.live("a-1", "alice"), f.live("a-2", "alice"), f.live("a-3", "alice"), f.live("a-4", "alice")}
+
+	type step struct {
+		subject string // TakeSubject when set
+		key     string // Take otherwise
+		want    []middleware.Minted
+	}
+	tests := []struct {
+		name  string
+		steps []step
+	}{
+		{
+			name:  "take subject returns every record of the subject across keys",
+			steps: []step{{subject: "alice", want: alice}},
+		},
+		{
+			name: "take subject leaves other subjects' records",
+			steps: []step{
+				{subject: "alice", want: alice},
+				{key: "s:1", want: []middleware.Minted{f.live("b-1", "bob")}},
+				{key: "s:3", want: []middleware.Minted{f.live("b-2", "bob")}},
+				{subject: "bob"},
+			},
+		},
+		{
+			name: "take after take subject does not return the records again",
+			steps: []step{
+				{subject: "alice", want: alice},
+				{key: "s:2"},
+				{key: "u:alice"},
+				{subject: "alice"},
+			},
+		},
+		{
+			name: "take subject after take does not return the taken records",
+			steps: []step{
+				{key: "s:1", want: []middleware.Minted{f.live("a-1", "alice"), f.live("a-2", "alice"), f.live("b-1", "bob")}},
+				{subject: "alice", want: []middleware.Minted{f.live("a-3", "alice"), f.live("a-4", "alice")}},
+				{subject: "bob", want: []middleware.Minted{f.live("b-2", "bob")}},
+			},
+		},
+		{
+			name:  "take subject of an unknown subject returns no records",
+			steps: []step{{subject: "carol"}},
+		},
+		{
+			name:  "subjects are matched exactly",
+			steps: []step{{subject: "Alice"}, {subject: "alic"}, {subject: "alice", want: alice}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := t.Context()
+			s := newStore(t)
+			idx := s.(middleware.SubjectIndex)
+			for _, a := range seed {
+				if err := s.Add(ctx, a.key, a.m); err != nil {
+					t.Fatalf("Add(%q, %s): %v", a.key, describe(a.m), err)
+				}
+			}
+			for i, st := range tt.steps {
+				var (
+					got []middleware.Minted
+					err error
+					op  string
+				)
+				if st.subject != "" {
+					op = fmt.Sprintf("TakeSubject(%q)", st.subject)
+					got, err = idx.TakeSubject(ctx, st.subject)
+				} else {
+					op = fmt.Sprintf("Take(%q)", st.key)
+					got, err = s.Take(ctx, st.key)
+				}
+				if err != nil {
+					t.Fatalf("step %d %s: %v", i+1, op, err)
+				}
+				if diff := compare(got, st.want); diff != "" {
+					t.Errorf("step %d %s: %s", i+1, op, diff)
+				}
+			}
+		})
+	}
+
+	t.Run("add after take subject is indexed again", func(t *testing.T) {
+		ctx := t.Context()
+		s := newStore(t)
+		idx := s.(middleware.SubjectIndex)
+		mustAdd(t, s, "s:1", f.live("a-1", "alice"))
+		if _, err := idx.TakeSubject(ctx, "alice"); err != nil {
+			t.Fatalf("TakeSubject: %v", err)
+		}
+		mustAdd(t, s, "s:1", f.live("a-2", "alice"))
+		got, err := idx.TakeSubject(ctx, "alice")
+		if err != nil {
+			t.Fatalf("TakeSubject: %v", err)
+		}
+		if diff := compare(got, []middleware.Minted{f.live("a-2", "alice")}); diff != "" {
+			t.Errorf("second TakeSubject: %s", diff)
+		}
+	})
+}
+
+func runRevokeQueue(t *testing.T, newStore func(t *testing.T) middleware.SessionStore) {
+	if _, ok := newStore(t).(middleware.RevokeQueue); !ok {
+		t.Skip("store does not implement middleware.RevokeQueue")
+	}
+	f := newFixture()
+	queue := func(t *testing.T) middleware.RevokeQueue {
+		return newStore(t).(middleware.RevokeQueue)
+	}
+
+	t.Run("due on an empty queue returns no records", func(t *testing.T) {
+		q := queue(t)
+		got, err := q.Due(t.Context(), 10)
+		if err != nil || len(got) != 0 {
+			t.Errorf("Due = %s, %v; want no records, nil", describeAll(got), err)
+		}
+		if n, err := q.Pending(t.Context()); err != nil || n != 0 {
+			t.Errorf("Pending = %d, %v; want 0, nil", n, err)
+		}
+	})
+
+	t.Run("defer of no records is a no-op", func(t *testing.T) {
+		q := queue(t)
+		if err := q.Defer(t.Context(), nil); err != nil {
+			t.Errorf("Defer(nil): %v", err)
+		}
+		if n, err := q.Pending(t.Context()); err != nil || n != 0 {
+			t.Errorf("Pending = %d, %v; want 0, nil", n, err)
+		}
+	})
+
+	t.Run("pending counts deferred records", func(t *testing.T) {
+		q := queue(t)
+		ms := []middleware.Minted{f.live("r-1", "alice"), f.live("r-2", "alice"), f.live("r-3", "bob")}
+		if err := q.Defer(t.Context(), ms); err != nil {
+			t.Fatalf("Defer: %v", err)
+		}
+		if n, err := q.Pending(t.Context()); err != nil || n != 3 {
+			t.Errorf("Pending = %d, %v; want 3, nil", n, err)
+		}
+	})
+
+	t.Run("due returns deferred records once, at most n at a time", func(t *testing.T) {
+		ctx := t.Context()
+		q := queue(t)
+		ms := []middleware.Minted{
+			f.live("r-1", "alice"), f.live("r-2", "alice"), f.live("r-3", "bob"),
+			f.live("r-4", "bob"), f.live("r-5", "carol"),
+		}
+		if err := q.Defer(ctx, ms); err != nil {
+			t.Fatalf("Defer: %v", err)
+		}
+		got := collectDue(t, q, 2, len(ms))
+		if diff := compare(got, ms); diff != "" {
+			t.Errorf("Due: %s", diff)
+		}
+		if n, err := q.Pending(ctx); err != nil || n != 0 {
+			t.Errorf("Pending after Due = %d, %v; want 0, nil", n, err)
+		}
+		if again, err := q.Due(ctx, 10); err != nil || len(again) != 0 {
+			t.Errorf("Due after Due = %s, %v; want no records, nil", describeAll(again), err)
+		}
+	})
+
+	t.Run("due of n below one returns no records", func(t *testing.T) {
+		ctx := t.Context()
+		q := queue(t)
+		if err := q.Defer(ctx, []middleware.Minted{f.live("r-1", "alice")}); err != nil {
+			t.Fatalf("Defer: %v", err)
+		}
+		for _, n := range []int{0, -1} {
+			if got, err := q.Due(ctx, n); err != nil || len(got) != 0 {
+				t.Errorf("Due(%d) = %s, %v; want no records, nil", n, describeAll(got), err)
+			}
+		}
+		if n, err := q.Pending(ctx); err != nil || n != 1 {
+			t.Errorf("Pending = %d, %v; want 1, nil", n, err)
+		}
+	})
+
+	t.Run("expired records are dropped", func(t *testing.T) {
+		ctx := t.Context()
+		q := queue(t)
+		ms := []middleware.Minted{f.expired("r-old", "alice"), f.live("r-1", "alice")}
+		if err := q.Defer(ctx, ms); err != nil {
+			t.Fatalf("Defer: %v", err)
+		}
+		if n, err := q.Pending(ctx); err != nil || n != 1 {
+			t.Errorf("Pending = %d, %v; want 1, nil", n, err)
+		}
+		got := collectDue(t, q, 10, 1)
+		if diff := compare(got, []middleware.Minted{f.live("r-1", "alice")}); diff != "" {
+			t.Errorf("Due: %s", diff)
+		}
+	})
+
+	t.Run("records deferred again are due again", func(t *testing.T) {
+		ctx := t.Context()
+		q := queue(t)
+		ms := []middleware.Minted{f.live("r-1", "alice")}
+		if err := q.Defer(ctx, ms); err != nil {
+			t.Fatalf("Defer: %v", err)
+		}
+		first := collectDue(t, q, 10, 1)
+		if err := q.Defer(ctx, first); err != nil {
+			t.Fatalf("second Defer: %v", err)
+		}
+		if n, err := q.Pending(ctx); err != nil || n != 1 {
+			t.Errorf("Pending after second Defer = %d, %v; want 1, nil", n, err)
+		}
+		if diff := compare(collectDue(t, q, 10, 1), ms); diff != "" {
+			t.Errorf("second Due: %s", diff)
+		}
+	})
+}
+
+// collectDue calls Due(n) until want records came back or dueWait passed,
+// checking that no call returns more than n.
+func collectDue(t *testing.T, q middleware.RevokeQueue, n, want int) []middleware.Minted {
+	t.Helper()
+	var got []middleware.Minted
+	deadline := time.Now().Add(dueWait)
+	for len(got) < want && time.Now().Before(deadline) {
+		ms, err := q.Due(t.Context(), n)
+		if err != nil {
+			t.Fatalf("Due(%d): %v", n, err)
+		}
+		if len(ms) > n {
+			t.Fatalf("Due(%d) returned %d records", n, len(ms))
+		}
+		got = append(got, ms...)
+		if len(ms) == 0 {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	return got
+}
+
+func mustAdd(t *testing.T, s middleware.SessionStore, key string, m middleware.Minted) {
+	t.Helper()
+	if err := s.Add(t.Context(), key, m); err != nil {
+		t.Fatalf("Add(%q, %s): %v", key, describe(m), err)
+	}
+}
+
+// compare reports how got differs from want as a set of records, or "" when
+// they hold the same records. ExpiresAt is compared with time.Time.Equal.
+func compare(got, want []middleware.Minted) string {
+	g, w := sorted(got), sorted(want)
+	if slices.EqualFunc(g, w, equal) {
+		return ""
+	}
+	return fmt.Sprintf("got %s, want %s", describeAll(g), describeAll(w))
+}
+
+func equal(a, b middleware.Minted) bool {
+	return a.SessionID == b.SessionID && a.Subject == b.Subject && a.ExpiresAt.Equal(b.ExpiresAt)
+}
+
+func sorted(ms []middleware.Minted) []middleware.Minted {
+	out := slices.Clone(ms)
+	slices.SortFunc(out, func(a, b middleware.Minted) int {
+		if c := strings.Compare(a.SessionID, b.SessionID); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Subject, b.Subject)
+	})
+	return out
+}
+
+// describe prints a record of the suite's own fixtures. The suite's ids are
+// made up, so printing them reveals nothing.
+func describe(m middleware.Minted) string {
+	return fmt.Sprintf("{%s %s %s}", m.SessionID, m.Subject, m.ExpiresAt.UTC().Format(time.RFC3339Nano))
+}
+
+func describeAll(ms []middleware.Minted) string {
+	parts := make([]string, len(ms))
+	for i, m := range ms {
+		parts[i] = describe(m)
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}
