@@ -1,0 +1,62 @@
+// Package memstore is the in-memory middleware.SessionStore: the default
+// for a host application that runs as a single instance. Records live in a
+// github.com/patrickmn/go-cache cache and are lost when the process exits;
+// an application with several instances, or one whose revokes must survive
+// a restart, uses package github.com/embedkit/embedkit/adapters/redisstore.
+//
+// The short path:
+//
+//	store := memstore.New()
+//	// hand store to the middleware as its SessionStore
+//
+// # What is kept
+//
+// Only what the middleware needs to revoke: for each host session key, the
+// minted session ids with their subject and expiry. Each key's records are
+// one compact string in the cache, so a stored id costs little more than
+// its own bytes (see BenchmarkStore for the figure). A key holds at most
+// DefaultMaxPerKey records (WithMaxPerKey); when it is full, Add drops the
+// record that expires first, which is the oldest, and whose tokens are the
+// first to die anyway. Its id is then not revoked at logout.
+//
+// # Expiry
+//
+// A record is never returned after its ExpiresAt. A key lives in the cache
+// until its last record expires plus the cleanup interval
+// (WithCleanupInterval, DefaultCleanupInterval); the cache's sweep then
+// removes it together with its subject index entries.
+//
+// # Methods and their edge cases
+//
+//   - Add records m under key. Add of a record whose ExpiresAt has passed
+//     keeps nothing and returns nil. Add of a session id already under key
+//     replaces that record. Add to a full key drops the record that expires
+//     first. Add of a record without a session id returns an error.
+//   - Take removes and returns the live records under key, in no particular
+//     order. Take of a missing key returns no records and a nil error; so
+//     does Take of a key whose records have all expired.
+//   - TakeSubject removes and returns the live records of one subject under
+//     every key, leaving other subjects' records in place. TakeSubject of a
+//     subject without records returns no records and a nil error. Subjects
+//     are compared exactly, as strings.
+//   - Defer queues records for a later revoke attempt. Defer of an expired
+//     record skips it. Defer of an id already queued reschedules it. The
+//     wait before a record is due starts at DefaultBackoff and doubles with
+//     each Defer of the same id, up to DefaultMaxBackoff (WithBackoff).
+//   - Due removes and returns up to n queued records whose time has come,
+//     earliest first. Due on an empty queue returns no records and a nil
+//     error, as does Due with n below 1. Records that expired while queued
+//     are dropped, never returned.
+//   - Pending reports how many live records are queued.
+//
+// # Concurrency
+//
+// A Store is safe for concurrent use. The cache itself has no atomic
+// read-modify-write, so the Store serialises changes to one key with one
+// of 64 locks chosen by the key's hash; operations on different keys
+// rarely wait for each other. The subject index and the revoke queue have
+// locks of their own. An Add that races a Take (or a TakeSubject) of the
+// same key lands either in that call's result or in the store afterwards.
+//
+// The context arguments of the methods are not used: nothing blocks.
+package memstore

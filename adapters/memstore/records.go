@@ -1,0 +1,99 @@
+package memstore
+
+import (
+	"encoding/binary"
+	"iter"
+	"strings"
+	"time"
+
+	"github.com/embedkit/embedkit/middleware"
+)
+
+// rec is one record while the store works on a key. Its strings are
+// slices of the key's encoded value, so decoding allocates nothing.
+type rec struct {
+	id      string
+	subject string
+	exp     int64 // ExpiresAt in Unix nanoseconds
+}
+
+func (r rec) minted() middleware.Minted {
+	return middleware.Minted{SessionID: r.id, Subject: r.subject, ExpiresAt: time.Unix(0, r.exp)}
+}
+
+// The records of a key are kept as one immutable string, which is the
+// smallest thing a cache entry can hold: per record, the expiry as 8 bytes
+// big-endian Unix nanoseconds, then the session id and the subject, each
+// preceded by its length as a uvarint. A string rather than a slice of
+// structs saves two string headers and two allocations per record.
+
+// encode returns the encoding of recs.
+func encode(recs []rec) string {
+	n := 0
+	for _, r := range recs {
+		n += 8 + uvarintLen(len(r.id)) + len(r.id) + uvarintLen(len(r.subject)) + len(r.subject)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	var buf [binary.MaxVarintLen64]byte
+	for _, r := range recs {
+		binary.BigEndian.PutUint64(buf[:8], uint64(r.exp))
+		b.Write(buf[:8])
+		b.Write(binary.AppendUvarint(buf[:0], uint64(len(r.id))))
+		b.WriteString(r.id)
+		b.Write(binary.AppendUvarint(buf[:0], uint64(len(r.subject))))
+		b.WriteString(r.subject)
+	}
+	return b.String()
+}
+
+// records yields the records of an encoded value, in the order they were
+// encoded. The value is written only by encode, so it is well formed.
+func records(v string) iter.Seq[rec] {
+	return func(yield func(rec) bool) {
+		for len(v) > 0 {
+			var r rec
+			r.exp = be64(v)
+			v = v[8:]
+			r.id, v = lenPrefixed(v)
+			r.subject, v = lenPrefixed(v)
+			if !yield(r) {
+				return
+			}
+		}
+	}
+}
+
+// lenPrefixed splits a uvarint-length-prefixed string off the front of v.
+func lenPrefixed(v string) (s, rest string) {
+	var n uint64
+	var shift uint
+	i := 0
+	for {
+		c := v[i]
+		i++
+		n |= uint64(c&0x7f) << shift
+		if c < 0x80 {
+			break
+		}
+		shift += 7
+	}
+	end := i + int(n)
+	return v[i:end], v[end:]
+}
+
+// be64 reads the 8-byte big-endian integer at the front of v.
+func be64(v string) int64 {
+	_ = v[7]
+	return int64(uint64(v[0])<<56 | uint64(v[1])<<48 | uint64(v[2])<<40 | uint64(v[3])<<32 |
+		uint64(v[4])<<24 | uint64(v[5])<<16 | uint64(v[6])<<8 | uint64(v[7]))
+}
+
+func uvarintLen(n int) int {
+	l := 1
+	for n >= 0x80 {
+		n >>= 7
+		l++
+	}
+	return l
+}

@@ -1,0 +1,223 @@
+package memstore
+
+import (
+	"context"
+	"errors"
+	"hash/maphash"
+	"sync"
+	"time"
+
+	"github.com/embedkit/embedkit/middleware"
+	"github.com/patrickmn/go-cache"
+)
+
+// stripes is the number of locks that guard read-modify-write of keys. A
+// key's stripe is chosen by its hash, so operations on different keys
+// rarely wait for each other.
+const stripes = 64
+
+// errEmptyID is returned by Add and Defer for a record without a session id.
+var errEmptyID = errors.New("memstore: record has no session id")
+
+// Store keeps minted session ids in memory. It implements
+// middleware.SessionStore, middleware.SubjectIndex and
+// middleware.RevokeQueue. Make one with New; the zero value is not usable.
+// A Store is safe for concurrent use.
+type Store struct {
+	cache     *cache.Cache
+	locks     [stripes]paddedMutex
+	seed      maphash.Seed
+	maxPerKey int
+	grace     time.Duration
+	now       func() time.Time
+	index     *subjectIndex
+	queue     revokeQueue
+}
+
+// paddedMutex fills a cache line so that neighbouring stripes do not share
+// one.
+type paddedMutex struct {
+	sync.Mutex
+	_ [56]byte
+}
+
+var (
+	_ middleware.SessionStore = (*Store)(nil)
+	_ middleware.SubjectIndex = (*Store)(nil)
+	_ middleware.RevokeQueue  = (*Store)(nil)
+)
+
+// New returns an empty Store.
+func New(opts ...Option) *Store {
+	c := newConfig(opts)
+	s := &Store{
+		cache:     cache.New(cache.NoExpiration, c.cleanup),
+		seed:      maphash.MakeSeed(),
+		maxPerKey: c.maxPerKey,
+		grace:     c.cleanup,
+		now:       c.now,
+	}
+	s.index = newSubjectIndex(s.seed, s.cache)
+	s.queue.init(c)
+	// The callback reaches only the index, which reaches only the inner
+	// cache: were it to reach the Store or the *cache.Cache wrapper, the
+	// sweeper goroutine would keep the wrapper reachable, and its finalizer,
+	// which stops the sweeper, would never run.
+	s.cache.OnEvicted(s.index.evicted)
+	return s
+}
+
+// Add records m under key. A record whose ExpiresAt has passed is not
+// kept; Add returns nil for it. A record with the session id of one already
+// under key replaces it. When key already holds the maximum number of
+// records (WithMaxPerKey), the record that expires first is dropped. A
+// record without a session id is an error. ctx is not used.
+func (s *Store) Add(_ context.Context, key string, m middleware.Minted) error {
+	if m.SessionID == "" {
+		return errEmptyID
+	}
+	now := s.now().UnixNano()
+	exp := m.ExpiresAt.UnixNano()
+	if exp <= now {
+		return nil
+	}
+	mu := s.lock(key)
+	defer mu.Unlock()
+	old := s.load(key)
+	var buf [8]rec
+	recs := buf[:0]
+	for r := range records(old) {
+		if r.exp > now && r.id != m.SessionID {
+			recs = append(recs, r)
+		}
+	}
+	recs = append(recs, rec{id: m.SessionID, subject: m.Subject, exp: exp})
+	for len(recs) > s.maxPerKey {
+		oldest := 0
+		for i, r := range recs {
+			if r.exp < recs[oldest].exp {
+				oldest = i
+			}
+		}
+		recs = append(recs[:oldest], recs[oldest+1:]...)
+	}
+	s.save(key, old, recs, now)
+	return nil
+}
+
+// Take removes and returns every record under key whose ExpiresAt has not
+// passed. Take of a missing key returns no records and a nil error. ctx is
+// not used.
+func (s *Store) Take(_ context.Context, key string) ([]middleware.Minted, error) {
+	mu := s.lock(key)
+	defer mu.Unlock()
+	now := s.now().UnixNano()
+	old := s.load(key)
+	if old == "" {
+		return nil, nil
+	}
+	s.save(key, old, nil, now)
+	var out []middleware.Minted
+	for r := range records(old) {
+		if r.exp > now {
+			out = append(out, r.minted())
+		}
+	}
+	return out, nil
+}
+
+// TakeSubject removes and returns every record whose Subject is subject,
+// under any key, whose ExpiresAt has not passed. Records of other subjects
+// stay. Subjects are compared exactly. TakeSubject of a subject without
+// records returns no records and a nil error. ctx is not used.
+//
+// A record added for subject while TakeSubject runs is either returned or
+// left in the store.
+func (s *Store) TakeSubject(_ context.Context, subject string) ([]middleware.Minted, error) {
+	var out []middleware.Minted
+	for _, key := range s.index.keys(subject) {
+		out = s.takeSubjectFrom(key, subject, out)
+	}
+	return out, nil
+}
+
+func (s *Store) takeSubjectFrom(key, subject string, out []middleware.Minted) []middleware.Minted {
+	mu := s.lock(key)
+	defer mu.Unlock()
+	now := s.now().UnixNano()
+	old := s.load(key)
+	var (
+		buf   [8]rec
+		kept  = buf[:0]
+		taken bool
+	)
+	for r := range records(old) {
+		switch {
+		case r.subject == subject:
+			taken = true
+			if r.exp > now {
+				out = append(out, r.minted())
+			}
+		case r.exp > now:
+			kept = append(kept, r)
+		}
+	}
+	if taken {
+		s.save(key, old, kept, now)
+	}
+	return out
+}
+
+// Len reports how many keys the store holds, counting keys whose records
+// have all expired until the next sweep removes them.
+func (s *Store) Len() int {
+	return s.cache.ItemCount()
+}
+
+// stripe returns the lock that guards key.
+func (s *Store) stripe(key string) *sync.Mutex {
+	return &s.locks[maphash.String(s.seed, key)%stripes].Mutex
+}
+
+// lock locks key's stripe and returns it.
+func (s *Store) lock(key string) *sync.Mutex {
+	mu := s.stripe(key)
+	mu.Lock()
+	return mu
+}
+
+// load returns the encoded records under key, or "" when there are none.
+// It must be called with the key's stripe locked.
+func (s *Store) load(key string) string {
+	if v, ok := s.cache.Get(key); ok {
+		return v.(string)
+	}
+	// An expired entry may still be in the cache, waiting for the sweep.
+	// Deleting it now hands it to the eviction callback, which unindexes
+	// it, before a new entry takes its place unseen.
+	s.cache.Delete(key)
+	return ""
+}
+
+// save replaces the records old under key with recs and updates the subject
+// index. It must be called with the key's stripe locked, and old must be
+// what load returned.
+//
+// The cache entry lives until the last record expires plus the cleanup
+// interval. The margin matters: the sweep may evict an entry between load
+// and save only if the entry expired in between, which with live records
+// in it takes longer than the margin.
+func (s *Store) save(key, old string, recs []rec, now int64) {
+	if len(recs) == 0 {
+		if old != "" {
+			s.cache.Delete(key)
+		}
+	} else {
+		latest := recs[0].exp
+		for _, r := range recs[1:] {
+			latest = max(latest, r.exp)
+		}
+		s.cache.Set(key, encode(recs), time.Duration(latest-now)+s.grace)
+	}
+	s.index.replace(key, old, recs)
+}

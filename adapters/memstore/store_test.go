@@ -1,0 +1,583 @@
+package memstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/embedkit/embedkit/adapters/storetest"
+	"github.com/embedkit/embedkit/middleware"
+)
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) middleware.SessionStore {
+		return New(WithBackoff(time.Millisecond, time.Millisecond))
+	})
+}
+
+// fakeClock is a settable clock, safe for the cache's sweeper goroutine.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newFakeClock() *fakeClock {
+	return &fakeClock{t: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)}
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+func minted(id, subject string, exp time.Time) middleware.Minted {
+	return middleware.Minted{SessionID: id, Subject: subject, ExpiresAt: exp}
+}
+
+func ids(ms []middleware.Minted) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.SessionID
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestAdd(t *testing.T) {
+	clock := newFakeClock()
+	now := clock.Now()
+	tests := []struct {
+		name      string
+		opts      []Option
+		adds      []middleware.Minted
+		wantErr   error
+		wantIDs   []string
+		wantSubjs map[string]string
+	}{
+		{
+			name:    "records under one key are all kept",
+			adds:    []middleware.Minted{minted("a", "alice", now.Add(time.Hour)), minted("b", "alice", now.Add(time.Hour))},
+			wantIDs: []string{"a", "b"},
+		},
+		{
+			name:    "an expired record is not kept",
+			adds:    []middleware.Minted{minted("a", "alice", now.Add(-time.Second)), minted("b", "alice", now)},
+			wantIDs: []string{},
+		},
+		{
+			name: "a session id added twice is kept once, as last added",
+			adds: []middleware.Minted{
+				minted("a", "alice", now.Add(time.Hour)),
+				minted("a", "alice@example.com", now.Add(2*time.Hour)),
+			},
+			wantIDs:   []string{"a"},
+			wantSubjs: map[string]string{"a": "alice@example.com"},
+		},
+		{
+			name: "a full key drops the record that expires first",
+			opts: []Option{WithMaxPerKey(3)},
+			adds: []middleware.Minted{
+				minted("b", "alice", now.Add(2*time.Hour)),
+				minted("a", "alice", now.Add(1*time.Hour)),
+				minted("c", "alice", now.Add(3*time.Hour)),
+				minted("d", "alice", now.Add(4*time.Hour)),
+			},
+			wantIDs: []string{"b", "c", "d"},
+		},
+		{
+			name: "a full key drops the new record when it expires first",
+			opts: []Option{WithMaxPerKey(2)},
+			adds: []middleware.Minted{
+				minted("b", "alice", now.Add(2*time.Hour)),
+				minted("c", "alice", now.Add(3*time.Hour)),
+				minted("a", "alice", now.Add(1*time.Hour)),
+			},
+			wantIDs: []string{"b", "c"},
+		},
+		{
+			name:    "a max below one keeps the default",
+			opts:    []Option{WithMaxPerKey(0)},
+			adds:    []middleware.Minted{minted("a", "alice", now.Add(time.Hour)), minted("b", "alice", now.Add(time.Hour))},
+			wantIDs: []string{"a", "b"},
+		},
+		{
+			name:    "a record without a session id is an error",
+			adds:    []middleware.Minted{minted("", "alice", now.Add(time.Hour))},
+			wantErr: errEmptyID,
+			wantIDs: []string{},
+		},
+		{
+			name:    "records with empty subjects are kept",
+			adds:    []middleware.Minted{minted("a", "", now.Add(time.Hour))},
+			wantIDs: []string{"a"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := t.Context()
+			s := New(append([]Option{WithClock(clock.Now)}, tt.opts...)...)
+			var err error
+			for _, m := range tt.adds {
+				err = errors.Join(err, s.Add(ctx, "k", m))
+			}
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("Add error = %v, want %v", err, tt.wantErr)
+			}
+			got, err := s.Take(ctx, "k")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g := ids(got); !slices.Equal(g, tt.wantIDs) {
+				t.Errorf("Take ids = %v, want %v", g, tt.wantIDs)
+			}
+			for _, m := range got {
+				if want, ok := tt.wantSubjs[m.SessionID]; ok && m.Subject != want {
+					t.Errorf("subject of %s = %q, want %q", m.SessionID, m.Subject, want)
+				}
+			}
+			checkIndex(t, s)
+		})
+	}
+}
+
+func TestErrorText(t *testing.T) {
+	if !strings.HasPrefix(errEmptyID.Error(), "memstore: ") {
+		t.Errorf("error %q does not start with the package name", errEmptyID)
+	}
+}
+
+func TestTakeDropsRecordsThatExpireWhileStored(t *testing.T) {
+	ctx := t.Context()
+	clock := newFakeClock()
+	s := New(WithClock(clock.Now))
+	now := clock.Now()
+	for i, d := range []time.Duration{time.Minute, time.Hour} {
+		if err := s.Add(ctx, "k", minted(fmt.Sprint(i), "alice", now.Add(d))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock.Advance(2 * time.Minute)
+	got, err := s.Take(ctx, "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := ids(got); !slices.Equal(g, []string{"1"}) {
+		t.Errorf("Take ids = %v, want [1]", g)
+	}
+	clock.Advance(2 * time.Hour)
+	if err := s.Add(ctx, "k2", minted("x", "bob", now.Add(3*time.Hour))); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(2 * time.Hour)
+	if got, _ := s.TakeSubject(ctx, "bob"); len(got) != 0 {
+		t.Errorf("TakeSubject returned expired records %v", ids(got))
+	}
+	checkIndex(t, s)
+}
+
+// TestSubjectIndexFollowsTheRecords checks after each step that the index
+// holds exactly one entry per (subject, key) with records, with the latest
+// expiry of those records.
+func TestSubjectIndexFollowsTheRecords(t *testing.T) {
+	clock := newFakeClock()
+	now := clock.Now()
+	type op func(t *testing.T, s *Store)
+	add := func(key, id, subject string, d time.Duration) op {
+		return func(t *testing.T, s *Store) {
+			if err := s.Add(t.Context(), key, minted(id, subject, now.Add(d))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	take := func(key string) op {
+		return func(t *testing.T, s *Store) {
+			if _, err := s.Take(t.Context(), key); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	takeSubject := func(subject string) op {
+		return func(t *testing.T, s *Store) {
+			if _, err := s.TakeSubject(t.Context(), subject); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	tests := []struct {
+		name string
+		opts []Option
+		ops  []op
+	}{
+		{"add", nil, []op{add("k1", "a", "alice", time.Hour), add("k1", "b", "alice", 2*time.Hour), add("k2", "c", "alice", time.Hour)}},
+		{"take", nil, []op{add("k1", "a", "alice", time.Hour), add("k1", "b", "bob", time.Hour), take("k1")}},
+		{"take subject sharing a key", nil, []op{add("k1", "a", "alice", time.Hour), add("k1", "b", "bob", time.Hour), takeSubject("alice")}},
+		{"dropped oldest", []Option{WithMaxPerKey(1)}, []op{add("k1", "a", "alice", time.Hour), add("k1", "b", "bob", 2*time.Hour)}},
+		{"replaced id", nil, []op{add("k1", "a", "alice", time.Hour), add("k1", "a", "bob", 2*time.Hour)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := New(append([]Option{WithClock(clock.Now)}, tt.opts...)...)
+			for _, o := range tt.ops {
+				o(t, s)
+				checkIndex(t, s)
+			}
+		})
+	}
+}
+
+// checkIndex compares the subject index with the records in the cache.
+func checkIndex(t *testing.T, s *Store) {
+	t.Helper()
+	want := map[string]bool{}
+	for key, item := range s.cache.Items() {
+		for r := range records(item.Object.(string)) {
+			want[fmt.Sprintf("%x/%s", s.index.hash(r.subject), key)] = true
+		}
+	}
+	got := map[string]bool{}
+	for i := range s.index.shards {
+		sh := &s.index.shards[i]
+		sh.mu.Lock()
+		for h, key := range sh.one {
+			got[fmt.Sprintf("%x/%s", h, key)] = true
+			if _, ok := sh.many[h]; ok {
+				t.Errorf("index holds %x both as one key and as many", h)
+			}
+		}
+		for h, keys := range sh.many {
+			if len(keys) < 2 {
+				t.Errorf("index holds %d keys for %x in the map for many", len(keys), h)
+			}
+			for _, key := range keys {
+				got[fmt.Sprintf("%x/%s", h, key)] = true
+			}
+		}
+		sh.mu.Unlock()
+	}
+	for k := range want {
+		if !got[k] {
+			t.Errorf("index misses entry %s", k)
+		}
+	}
+	for k := range got {
+		if !want[k] {
+			t.Errorf("index holds entry %s without records", k)
+		}
+	}
+}
+
+// TestStoresDoNotLeakTheSweeper checks that the cache's sweeper goroutine
+// stops once a Store is unreachable.
+func TestStoresDoNotLeakTheSweeper(t *testing.T) {
+	before := runtime.NumGoroutine()
+	for range 20 {
+		s := New(WithCleanupInterval(time.Second))
+		_ = s.Add(t.Context(), "k", minted("a", "alice", time.Now().Add(time.Hour)))
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines after dropping 20 stores, %d before", n, before)
+	}
+}
+
+// TestSweepUnindexesExpiredKeys runs the cache's sweep by hand, with a
+// margin short enough for the test to wait out.
+func TestSweepUnindexesExpiredKeys(t *testing.T) {
+	ctx := t.Context()
+	clock := newFakeClock()
+	s := New(WithClock(clock.Now))
+	s.grace = time.Millisecond
+	now := clock.Now()
+	if err := s.Add(ctx, "k1", minted("a", "alice", now.Add(5*time.Millisecond))); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Add(ctx, "k2", minted("b", "alice", now.Add(time.Hour))); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	clock.Advance(20 * time.Millisecond)
+	s.cache.DeleteExpired()
+	if n := s.Len(); n != 1 {
+		t.Errorf("Len after sweep = %d, want 1", n)
+	}
+	checkIndex(t, s)
+	got, err := s.TakeSubject(ctx, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := ids(got); !slices.Equal(g, []string{"b"}) {
+		t.Errorf("TakeSubject ids = %v, want [b]", g)
+	}
+}
+
+// TestSweepRacingAdd replays the order in which the sweep evicts an expired
+// key, an Add writes the key anew, and only then the eviction callback
+// runs: the new entry must stay indexed.
+func TestSweepRacingAdd(t *testing.T) {
+	ctx := t.Context()
+	clock := newFakeClock()
+	s := New(WithClock(clock.Now))
+	now := clock.Now()
+	if err := s.Add(ctx, "k", minted("a", "alice", now.Add(time.Minute))); err != nil {
+		t.Fatal(err)
+	}
+	evictedValue, _ := s.cache.Get("k")
+	clock.Advance(2 * time.Minute)
+	if err := s.Add(ctx, "k", minted("b", "alice", clock.Now().Add(time.Hour))); err != nil {
+		t.Fatal(err)
+	}
+	s.index.evicted("k", evictedValue)
+	checkIndex(t, s)
+	got, err := s.TakeSubject(ctx, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := ids(got); !slices.Equal(g, []string{"b"}) {
+		t.Errorf("TakeSubject ids = %v, want [b]", g)
+	}
+}
+
+// TestStripedKeysDoNotBlockEachOther holds one key's lock and checks that
+// Adds to keys on other stripes still complete.
+func TestStripedKeysDoNotBlockEachOther(t *testing.T) {
+	s := New()
+	held := s.lock("held")
+	defer held.Unlock()
+	done := make(chan int)
+	go func() {
+		n := 0
+		for i := range 1000 {
+			key := fmt.Sprint("other-", i)
+			if s.stripe(key) == held {
+				continue
+			}
+			if err := s.Add(context.Background(), key, minted("a", "alice", time.Now().Add(time.Hour))); err != nil {
+				t.Error(err)
+			}
+			n++
+		}
+		done <- n
+	}()
+	select {
+	case n := <-done:
+		if n < 900 {
+			t.Errorf("only %d of 1000 keys fell on other stripes", n)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("keys on other stripes blocked behind one held key")
+	}
+}
+
+func TestRecordsRoundTrip(t *testing.T) {
+	tests := []struct {
+		name string
+		recs []rec
+	}{
+		{"none", nil},
+		{"one", []rec{{id: "sess-1", subject: "alice", exp: 1}}},
+		{"empty strings", []rec{{id: "x", subject: "", exp: -5}}},
+		{"long strings", []rec{{id: strings.Repeat("i", 300), subject: strings.Repeat("s", 20000), exp: 1 << 62}}},
+		{"several", []rec{{id: "a", subject: "alice", exp: 10}, {id: "b", subject: "bob", exp: 20}, {id: "c\x00\xff", subject: "ü", exp: 30}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := slices.Collect(records(encode(tt.recs)))
+			if !slices.Equal(got, tt.recs) && (len(got) != 0 || len(tt.recs) != 0) {
+				t.Errorf("round trip = %v, want %v", got, tt.recs)
+			}
+		})
+	}
+}
+
+func TestBackoff(t *testing.T) {
+	tests := []struct {
+		name         string
+		first, limit time.Duration
+		attempt      int
+		want         time.Duration
+	}{
+		{"first attempt", time.Second, time.Minute, 1, time.Second},
+		{"doubles", time.Second, time.Minute, 3, 4 * time.Second},
+		{"capped", time.Second, time.Minute, 10, time.Minute},
+		{"no overflow", time.Second, time.Minute, 1000, time.Minute},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := backoffFor(tt.first, tt.limit, tt.attempt); got != tt.want {
+				t.Errorf("backoffFor(%v, %v, %d) = %v, want %v", tt.first, tt.limit, tt.attempt, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestRevokeQueue(t *testing.T) {
+	clock := newFakeClock()
+	start := clock.Now()
+	day := start.Add(24 * time.Hour)
+	type step struct {
+		advance   time.Duration
+		deferIDs  []string
+		deferExp  time.Time
+		due       int
+		wantDue   []string
+		wantCount int
+	}
+	tests := []struct {
+		name  string
+		steps []step
+	}{
+		{
+			name: "a deferred record is due after the first backoff",
+			steps: []step{
+				{deferIDs: []string{"a"}, deferExp: day, due: 10, wantDue: []string{}, wantCount: 1},
+				{advance: 9 * time.Second, due: 10, wantDue: []string{}, wantCount: 1},
+				{advance: time.Second, due: 10, wantDue: []string{"a"}, wantCount: 0},
+			},
+		},
+		{
+			name: "each further defer of an id doubles the wait",
+			steps: []step{
+				{deferIDs: []string{"a"}, deferExp: day, wantCount: 1},
+				{advance: 10 * time.Second, due: 10, wantDue: []string{"a"}},
+				{deferIDs: []string{"a"}, deferExp: day, wantCount: 1},
+				{advance: 19 * time.Second, due: 10, wantDue: []string{}, wantCount: 1},
+				{advance: time.Second, due: 10, wantDue: []string{"a"}},
+				{deferIDs: []string{"a"}, deferExp: day, wantCount: 1},
+				{advance: 40 * time.Second, due: 10, wantDue: []string{"a"}},
+				{deferIDs: []string{"a"}, deferExp: day, wantCount: 1},
+				{advance: 60 * time.Second, due: 10, wantDue: []string{"a"}},
+			},
+		},
+		{
+			name: "defer of a queued id reschedules it once",
+			steps: []step{
+				{deferIDs: []string{"a", "a"}, deferExp: day, wantCount: 1},
+				{advance: 10 * time.Second, due: 10, wantDue: []string{}, wantCount: 1},
+				{advance: 10 * time.Second, due: 10, wantDue: []string{"a"}},
+			},
+		},
+		{
+			name: "due returns at most n, earliest first",
+			steps: []step{
+				{deferIDs: []string{"a"}, deferExp: day, wantCount: 1},
+				{advance: time.Second, deferIDs: []string{"b"}, deferExp: day, wantCount: 2},
+				{advance: time.Second, deferIDs: []string{"c"}, deferExp: day, wantCount: 3},
+				{advance: time.Minute, due: 2, wantDue: []string{"a", "b"}, wantCount: 1},
+				{due: 2, wantDue: []string{"c"}},
+			},
+		},
+		{
+			name: "records that expire while queued are dropped",
+			steps: []step{
+				{deferIDs: []string{"a"}, deferExp: start.Add(5 * time.Second), wantCount: 1},
+				{deferIDs: []string{"b"}, deferExp: day, wantCount: 2},
+				{advance: 10 * time.Second, due: 10, wantDue: []string{"b"}},
+			},
+		},
+		{
+			name: "pending does not count expired records",
+			steps: []step{
+				{deferIDs: []string{"a"}, deferExp: start.Add(5 * time.Second), wantCount: 1},
+				{advance: 5 * time.Second, wantCount: 0},
+			},
+		},
+		{
+			name: "an expired id starts its backoff afresh",
+			steps: []step{
+				{deferIDs: []string{"a"}, deferExp: start.Add(15 * time.Second), wantCount: 1},
+				{advance: 10 * time.Second, due: 10, wantDue: []string{"a"}},
+				{advance: 2 * time.Minute, deferIDs: []string{"a"}, deferExp: day, wantCount: 1},
+				{advance: 10 * time.Second, due: 10, wantDue: []string{"a"}},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := t.Context()
+			clock := newFakeClock()
+			s := New(WithClock(clock.Now), WithBackoff(10*time.Second, time.Minute))
+			for i, st := range tt.steps {
+				clock.Advance(st.advance)
+				if st.deferIDs != nil {
+					var ms []middleware.Minted
+					for _, id := range st.deferIDs {
+						ms = append(ms, minted(id, "alice", st.deferExp))
+					}
+					if err := s.Defer(ctx, ms); err != nil {
+						t.Fatalf("step %d: Defer: %v", i+1, err)
+					}
+				}
+				if st.wantDue != nil {
+					got, err := s.Due(ctx, st.due)
+					if err != nil {
+						t.Fatalf("step %d: Due: %v", i+1, err)
+					}
+					g := make([]string, len(got))
+					for j, m := range got {
+						g[j] = m.SessionID
+					}
+					if !slices.Equal(g, st.wantDue) {
+						t.Errorf("step %d: Due(%d) = %v, want %v", i+1, st.due, g, st.wantDue)
+					}
+				}
+				n, err := s.Pending(ctx)
+				if err != nil {
+					t.Fatalf("step %d: Pending: %v", i+1, err)
+				}
+				if n != st.wantCount {
+					t.Errorf("step %d: Pending = %d, want %d", i+1, n, st.wantCount)
+				}
+			}
+		})
+	}
+}
+
+func TestDeferRejectsRecordsWithoutID(t *testing.T) {
+	s := New()
+	ms := []middleware.Minted{minted("a", "alice", time.Now().Add(time.Hour)), minted("", "alice", time.Now().Add(time.Hour))}
+	if err := s.Defer(context.Background(), ms); !errors.Is(err, errEmptyID) {
+		t.Errorf("Defer error = %v, want %v", err, errEmptyID)
+	}
+	if n, _ := s.Pending(context.Background()); n != 0 {
+		t.Errorf("Pending = %d after a rejected Defer, want 0", n)
+	}
+}
+
+func TestQueueForgetsExpiredIDs(t *testing.T) {
+	ctx := t.Context()
+	clock := newFakeClock()
+	s := New(WithClock(clock.Now), WithBackoff(time.Second, time.Second))
+	if err := s.Defer(ctx, []middleware.Minted{minted("a", "alice", clock.Now().Add(time.Minute))}); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Second)
+	if got, _ := s.Due(ctx, 1); len(got) != 1 {
+		t.Fatalf("Due returned %d records, want 1", len(got))
+	}
+	clock.Advance(2 * time.Minute)
+	if _, err := s.Due(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	s.queue.mu.Lock()
+	defer s.queue.mu.Unlock()
+	if n := len(s.queue.items); n != 0 {
+		t.Errorf("queue remembers %d expired ids, want 0", n)
+	}
+}
