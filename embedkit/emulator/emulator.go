@@ -262,6 +262,8 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /embed/dashboard/{publicId}", s.handleEmbedPage)
 	m.HandleFunc("GET /embed/d/{deploymentId}/dashboard/{publicId}", s.handleEmbedPage)
 	m.HandleFunc("GET /embed/d/{deploymentId}/app", s.handleEmbedPage)
+	m.HandleFunc("GET /embed/d/{deploymentId}/app/", s.handleEmbedPage)
+	m.HandleFunc("GET /embed/assets/", s.handleEmbedPage)
 	m.HandleFunc("GET /embed/chat", s.handleEmbedPage)
 	m.HandleFunc("GET /embed/api/context", s.handleEmbedContext)
 

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/embedkit/embedkit/embedkit/emulator"
+)
+
+// runEmulator is "demo emulator": flags, then emulator.ListenAndServe. The
+// first line on stdout is exactly "listening on <base URL>".
+func runEmulator(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("emulator", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	listen := fs.String("listen", emulator.DefaultAddr, "address to listen on (port 0 picks a free port)")
+	fixture := fs.String("fixture", "", "fixture JSON file (default: the built-in demo fixture)")
+	useTLS := fs.Bool("tls", false, "serve HTTPS with a self-signed certificate generated in memory")
+	allowRemote := fs.Bool("allow-remote", false, "allow a non-loopback listen address (the control API has no authentication)")
+	verbose := fs.Bool("v", false, "log every request to stderr")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: demo emulator [-listen 127.0.0.1:7070] [-fixture FILE] [-tls] [-allow-remote] [-v]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("emulator: unexpected arguments %q", fs.Args())
+	}
+	var fx *emulator.Fixture
+	if *fixture != "" {
+		f, err := os.Open(*fixture)
+		if err != nil {
+			return fmt.Errorf("emulator: %w", err)
+		}
+		fx, err = emulator.LoadFixture(f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("%w (in %s)", err, *fixture)
+		}
+	}
+	level := slog.LevelInfo
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	return emulator.ListenAndServe(ctx, emulator.Config{
+		Addr:        *listen,
+		AllowRemote: *allowRemote,
+		TLS:         *useTLS,
+		Fixture:     fx,
+		Logger:      logger,
+		Ready: func(url string) {
+			fmt.Fprintf(stdout, "listening on %s\n", url)
+		},
+	})
+}
