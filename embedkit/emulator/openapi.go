@@ -172,7 +172,7 @@ func openAPIPaths() oaMap {
 			std(oaMap{"200": oaJSONResponse("One page of groups.", oaRef("TenantGroupsListResponse"))}, "403", "404"))},
 		"/api/v1/embed-tenants/{embedTenantName}/groups/{id}": oaMap{"delete": oaOperation("deleteEmbedTenantGroup", "Embed",
 			"Delete a group of an embed tenant",
-			[]oaMap{oaPathParam("embedTenantName", "string", "Embed tenant name."), oaPathParam("id", "string", "Group id.")}, nil,
+			[]oaMap{oaPathParam("embedTenantName", "string", "Embed tenant name."), oaPathParam("id", "integer", "Group id.")}, nil,
 			std(oaMap{"204": oaMap{"description": "Group deleted."}}, "403", "404"))},
 
 		"/api/v1/deployments": oaMap{"get": oaOperation("getDeployments", "Deployments", "List deployments",
@@ -215,7 +215,7 @@ func openAPIPaths() oaMap {
 				oaQueryParam("userEmail", oaType("string"), "Only events of this user."),
 			}, nil,
 			std(oaMap{"200": oaMap{
-				"description": "A CSV file, sent as an attachment.",
+				"description": "A CSV file, sent as an attachment, with the columns time, eventName, userEmail and data (the event's data as JSON).",
 				"headers":     oaMap{"Content-Disposition": oaMap{"schema": oaType("string")}},
 				"content":     oaMap{"text/csv": oaMap{"schema": oaType("string")}},
 			}}, "400", "403"))},
@@ -361,13 +361,20 @@ func openAPIComponents() oaMap {
 			"startCursor":     nstr(),
 			"endCursor":       nstr(),
 		}, "hasNextPage", "hasPreviousPage"),
-		"TenantGroup": oaObject(oaMap{"id": oaType("string"), "name": oaType("string"), "description": nstr()}, "id", "name"),
+		"TenantGroup": oaObject(oaMap{
+			"id":                  oaType("integer"),
+			"name":                oaType("string"),
+			"description":         oaType("string"),
+			"securityContextName": oaString("How the group reaches the data model: system:tenant:{embedTenantName}:group:{name}."),
+			"createdAt":           oaMap{"type": "string", "format": "date-time"},
+		}, "id", "name", "description", "securityContextName", "createdAt"),
 		"TenantGroupsListResponse": oaObject(oaMap{
-			"items":    oaArray(oaRef("TenantGroup")),
-			"pageInfo": oaRef("PageInfo"),
-			"data":     oaMap{"type": "array", "items": oaRef("TenantGroup"), "deprecated": true},
-			"count":    oaNullable(oaMap{"type": "integer", "minimum": 0, "deprecated": true}),
-		}, "items", "pageInfo"),
+			"items":      oaArray(oaRef("TenantGroup")),
+			"pageInfo":   oaRef("PageInfo"),
+			"data":       oaMap{"type": "array", "items": oaRef("TenantGroup"), "deprecated": true},
+			"count":      oaMap{"type": "integer", "minimum": 0, "deprecated": true},
+			"pagination": oaMap{"allOf": []any{oaRef("Pagination")}, "deprecated": true},
+		}, "items", "pageInfo", "data", "count", "pagination"),
 
 		"Pagination": oaObject(oaMap{
 			"offset": oaMap{"type": "integer", "minimum": 0},
@@ -443,7 +450,15 @@ func openAPIComponents() oaMap {
 				"releaseChannelVersion":     oaType("string"),
 				"releaseChannelVersionHold": oaType("boolean"),
 				"templateVariables":         oaMap{"type": "object", "additionalProperties": true},
+				"cloudProvider":             nstr(),
+				"region":                    nstr(),
+				"template":                  nstr(),
+				"defaultLaunchpadViewGroup": nstr(),
+				"launchpadTabs":             nstrs(),
+				"creationMethod":            nstr(),
+				"deployMode":                nstr(),
 			},
+			"required":             []string{"id", "name", "releaseChannel", "releaseChannelVersion", "releaseChannelVersionHold"},
 			"additionalProperties": true,
 		},
 		"SetBranchStagingEnvironmentRequest": oaObject(oaMap{
@@ -493,11 +508,13 @@ func openAPIComponents() oaMap {
 			"expiresAt": oaMap{"type": "string", "format": "date-time"},
 		}, "jobId", "expiresAt"),
 		"DashboardExportStatusResponse": oaObject(oaMap{
+			"jobId":       oaType("string"),
 			"status":      oaEnum("pending", "processing", "completed", "failed"),
-			"progress":    oaNullable(oaMap{"type": "number", "minimum": 0, "maximum": 100}),
-			"error":       oaNullable(oaString("Why the render failed (failed only).")),
-			"contentType": oaNullable(oaString("Content type of the file (completed only).")),
-		}, "status"),
+			"progress":    oaNullable(oaMap{"type": "integer", "minimum": 0, "maximum": 100}),
+			"error":       oaString("Why the render failed (failed only)."),
+			"contentType": oaString("Content type of the file (completed only)."),
+			"expiresAt":   oaMap{"type": "string", "format": "date-time"},
+		}, "jobId", "status", "progress", "expiresAt"),
 	}
 
 	return oaMap{
