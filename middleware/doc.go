@@ -1,0 +1,98 @@
+// Package middleware embeds the analytics platform's dashboards, creator
+// app and chat into a net/http host application, safely by default.
+//
+// # Concepts
+//
+// The platform's signed embedding mints, for each viewer, a single-use
+// session id valid for five minutes; the iframe exchanges it for a
+// 24-hour embed token. The kit wraps that one call in four pieces the
+// host chooses:
+//
+//   - Identity says who the viewer of a request is, from the host's own
+//     session or a verified token (adapters/ has OIDC claims, gorilla
+//     sessions and trusted proxy headers). Nothing in a query string or
+//     request body ever reaches the viewer's identity, groups, attributes
+//     or security context.
+//   - Policy turns the Viewer into the generate-session request: the
+//     deployment, the external id, groups (renamed and allow-listed so a
+//     host group the platform lacks is dropped, not sent to fail),
+//     attributes, tenant and creator mode, security context, profile,
+//     settings, theme and branch. The request is validated before
+//     anything is sent; a failure is the host's misconfiguration (500,
+//     logged), never a platform call.
+//   - SessionStore keeps the minted ids per host session, only so logout
+//     can revoke them (adapters/ has memory, Redis and cookie stores). No
+//     token, API response or user data is kept.
+//   - Targets are the embeds the host offers: a dashboard by public id, the
+//     creator-mode app or the chat, with their URL chrome, settings and
+//     theme. The browser can only name a registered target.
+//
+// # The short path
+//
+//	client, _ := embedkit.New(platformURL, os.Getenv("EMBEDKIT_API_KEY"))
+//	kit, err := middleware.New(middleware.Config{
+//		Platform:    client,
+//		Identity:    identity,          // who is the viewer
+//		Store:       memstore.New(),    // where minted ids are kept
+//		Policy:      middleware.Policy{DeploymentID: 1, AllowedGroups: []string{"sales", "emea"}},
+//		PlatformURL: platformURL,
+//		Targets:     map[string]middleware.Target{"sales": {Kind: middleware.KindDashboard, PublicID: "sales-overview"}},
+//	})
+//	if err != nil { ... }
+//	go kit.Run(ctx) // retries revokes that failed at logout
+//	mux.Handle("/embed/frame/", kit.FrameHandler())
+//	mux.Handle("/embed/session", kit.SessionHandler())
+//	mux.Handle("/embed/host.js", kit.HostScript())
+//	mux.Handle("/logout", kit.Logout(hostLogout))
+//	handler := middleware.SecurityHeaders(kit.PlatformOrigin(), middleware.HeaderOptions{})(mux)
+//
+// and in a page:
+//
+//	<iframe src="/embed/frame/sales" data-embedkit data-embedkit-target="sales"></iframe>
+//	<script src="/embed/host.js" defer></script>
+//
+// # Three ways to serve an embed
+//
+//   - FrameHandler as the iframe src (recommended): every load mints a
+//     fresh session and redirects to the platform, so reloads and second
+//     tabs work and no id is ever reused.
+//   - FrameURL in a server-rendered page: the page carries the platform
+//     URL directly; it works once, within five minutes.
+//   - SessionHandler for single-page apps: a same-origin POST returns
+//     {url, sessionId, expiresAt}. The host script also uses it to renew
+//     an embed's session in place.
+//
+// # Locale and time zone
+//
+// The iframe URL carries locale and timezone. The locale is the first of:
+// the host's choice (Target.Locale), the page's choice (?locale= on the
+// frame endpoint, "locale" in the JSON body), the viewer's profile
+// (Viewer.Locale), the request's Accept-Language, Config.DefaultLocale;
+// each counts only if it matches one of Config.Locales (default: the
+// platform's 12 shipped locales), using golang.org/x/text/language. The
+// time zone is the first valid IANA name of: Target.TimeZone, the page's
+// choice, Viewer.TimeZone, Config.DefaultTimeZone. Empty leaves the
+// platform's account default. The package imports time/tzdata so zone
+// checks give the same answer on machines without a zone database.
+//
+// # Logout
+//
+// Logout wraps the host's logout handler: a same-origin POST takes every
+// id minted for the host session, revokes them (eight at a time, under
+// their own deadline, unaffected by the browser disconnecting), queues the
+// ones that fail, and always runs the host's logout. Run retries the queue
+// with backoff until each id is revoked or can no longer be alive. The
+// queue is the store's own when it implements RevokeQueue (surviving
+// restarts), otherwise in memory. RevokeSubject serves OpenID Connect
+// back-channel logout with stores that implement SubjectIndex.
+//
+// # Security defaults
+//
+// The frame endpoint refuses cross-site requests and answers with
+// Cache-Control: no-store and Referrer-Policy: no-referrer. The JSON and
+// logout endpoints accept only same-origin POSTs (http.CrossOriginProtection).
+// SecurityHeaders limits frame-src to the platform origin. Logs (log/slog)
+// and metrics record each mint and revoke with latency and outcome, and
+// show API keys, tokens, session ids and host session keys only as
+// embedkit.Redact hashes. Error pages never show error details.
+package middleware

@@ -1,0 +1,165 @@
+package middleware
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/embedkit/embedkit/embedkit"
+)
+
+// Errors the handlers report through FailureReason. Each is wrapped with
+// more detail; test with errors.Is.
+var (
+	// ErrUnknownTarget: the path or body names no registered target (404).
+	ErrUnknownTarget = errors.New("middleware: unknown embed target")
+	// ErrCrossSite: the request came from another site (403).
+	ErrCrossSite = errors.New("middleware: cross-site request refused")
+	// ErrMethod: the HTTP method is not accepted here (405).
+	ErrMethod = errors.New("middleware: method not allowed")
+	// ErrBadRequest: the JSON body is malformed or too large (400).
+	ErrBadRequest = errors.New("middleware: malformed request")
+	// ErrIdentity: the viewer is logged in but the Identity could not map
+	// their data, for example a claim of the wrong type (500).
+	ErrIdentity = errors.New("middleware: the viewer's identity could not be read")
+	// ErrStore: the SessionStore failed, so the session could not be
+	// tracked for logout; it was revoked at once (503).
+	ErrStore = errors.New("middleware: session store unavailable")
+	// ErrNoSubjectIndex: RevokeSubject needs a store that implements
+	// SubjectIndex.
+	ErrNoSubjectIndex = errors.New("middleware: the SessionStore cannot find sessions by subject (it does not implement SubjectIndex)")
+)
+
+// defaultRetryAfter is the Retry-After of an outage without a platform
+// hint.
+const defaultRetryAfter = 30 * time.Second
+
+// failureKey is the context key of FailureReason.
+type failureKey struct{}
+
+// FailureReason returns the error that made a handler call the
+// ErrorHandler, or nil.
+func FailureReason(r *http.Request) error {
+	err, _ := r.Context().Value(failureKey{}).(error)
+	return err
+}
+
+// ErrorStatus returns the HTTP status a handler answers for err, and the
+// Retry-After to send with a 503 (zero otherwise):
+//
+//   - ErrNoViewer 401; ErrCrossSite, ErrDenied and a platform 403 403;
+//     ErrUnknownTarget 404; ErrMethod 405; ErrBadRequest 400;
+//   - ErrIdentity and ErrMisconfigured 500;
+//   - a platform outage (5xx, rate limit, open circuit, timeout, network
+//     failure) and ErrStore 503 with Retry-After;
+//   - any other platform failure, a rejected API key included, 502.
+func ErrorStatus(err error) (status int, retryAfter time.Duration) {
+	var netErr net.Error
+	switch {
+	case err == nil:
+		return http.StatusOK, 0
+	case errors.Is(err, ErrNoViewer):
+		return http.StatusUnauthorized, 0
+	case errors.Is(err, ErrCrossSite), errors.Is(err, ErrDenied):
+		return http.StatusForbidden, 0
+	case errors.Is(err, ErrUnknownTarget):
+		return http.StatusNotFound, 0
+	case errors.Is(err, ErrMethod):
+		return http.StatusMethodNotAllowed, 0
+	case errors.Is(err, ErrBadRequest):
+		return http.StatusBadRequest, 0
+	case errors.Is(err, ErrIdentity), errors.Is(err, ErrMisconfigured), errors.Is(err, embedkit.ErrInvalidRequest):
+		return http.StatusInternalServerError, 0
+	case errors.Is(err, ErrStore):
+		return http.StatusServiceUnavailable, defaultRetryAfter
+	case errors.Is(err, embedkit.ErrForbidden):
+		return http.StatusForbidden, 0
+	case errors.Is(err, embedkit.ErrServer), errors.Is(err, embedkit.ErrRateLimited),
+		errors.Is(err, embedkit.ErrCircuitOpen), errors.Is(err, context.DeadlineExceeded),
+		errors.As(err, &netErr):
+		ra := defaultRetryAfter
+		var apiErr *embedkit.APIError
+		if errors.As(err, &apiErr) && apiErr.RetryAfter > 0 {
+			ra = apiErr.RetryAfter
+		}
+		return http.StatusServiceUnavailable, ra
+	default:
+		return http.StatusBadGateway, 0
+	}
+}
+
+// publicMessage is the text shown to the viewer for a status. It never
+// includes error details.
+func publicMessage(status int) string {
+	switch status {
+	case http.StatusUnauthorized:
+		return "Please sign in to see this content."
+	case http.StatusForbidden:
+		return "You do not have access to this content."
+	case http.StatusNotFound:
+		return "This content does not exist."
+	case http.StatusMethodNotAllowed:
+		return "Method not allowed."
+	case http.StatusBadRequest:
+		return "The request was malformed."
+	case http.StatusServiceUnavailable:
+		return "Analytics are temporarily unavailable. Please try again in a moment."
+	case http.StatusBadGateway:
+		return "Analytics could not be loaded. Please try again later."
+	default:
+		return "Analytics could not be loaded: your account information could not be read or the application is misconfigured. Please contact support."
+	}
+}
+
+// fail hands err to the ErrorHandler (or the default page), with
+// FailureReason set. asJSON selects the default JSON answer.
+func (k *Kit) fail(w http.ResponseWriter, r *http.Request, err error, asJSON bool) {
+	r = r.WithContext(context.WithValue(r.Context(), failureKey{}, err))
+	h := w.Header()
+	h.Set("Cache-Control", "no-store")
+	if errors.Is(err, ErrMethod) && h.Get("Allow") == "" {
+		h.Set("Allow", "GET, HEAD")
+	}
+	status, retryAfter := ErrorStatus(err)
+	if retryAfter > 0 {
+		h.Set("Retry-After", strconv.Itoa(int((retryAfter+time.Second-1)/time.Second)))
+	}
+	if k.errorHandler != nil {
+		k.errorHandler.ServeHTTP(w, r)
+		return
+	}
+	writeError(w, r, status, asJSON)
+}
+
+// writeError writes the default error answer for status.
+func writeError(w http.ResponseWriter, r *http.Request, status int, asJSON bool) {
+	h := w.Header()
+	h.Set("X-Content-Type-Options", "nosniff")
+	msg := publicMessage(status)
+	if asJSON {
+		h.Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		if r.Method != http.MethodHead {
+			_ = json.NewEncoder(w).Encode(map[string]string{"error": msg})
+		}
+		return
+	}
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'self'")
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write([]byte(msg + "\n"))
+	}
+}
+
+// DefaultErrorHandler is the ErrorHandler used when Config.ErrorHandler is
+// nil: a plain-text page with the status of ErrorStatus(FailureReason(r))
+// and a fixed message per status. Custom handlers can fall back to it.
+var DefaultErrorHandler http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	status, _ := ErrorStatus(FailureReason(r))
+	writeError(w, r, status, false)
+})

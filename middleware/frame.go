@@ -1,0 +1,275 @@
+package middleware
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/embedkit/embedkit/embedkit"
+)
+
+// storeTimeout bounds the store write after a mint, which runs even if
+// the browser went away (the id must be tracked or revoked).
+const storeTimeout = 5 * time.Second
+
+// Frame is one minted embed: the platform iframe URL and the single-use
+// session id it carries.
+type Frame struct {
+	// URL is the platform iframe URL, with the session id, locale, time
+	// zone and the target's chrome switches.
+	URL string
+	// SessionID is the single-use id in URL. Never log it.
+	SessionID string
+	// ExpiresAt is when the id can no longer be exchanged.
+	ExpiresAt time.Time
+}
+
+// String describes f without the session id.
+func (f Frame) String() string {
+	return "embed frame (session " + embedkit.Redact(f.SessionID) + ")"
+}
+
+// FrameURL mints a session for the viewer of r and returns the platform
+// iframe URL for t, for a server-rendered page that puts it in an iframe
+// src directly. Prefer FrameHandler as the src, which mints on each load
+// so reloads and second tabs work; a URL from FrameURL works once, within
+// five minutes.
+//
+// The locale is t.Locale, else the viewer's, else the best match of the
+// request's Accept-Language among Config.Locales, else
+// Config.DefaultLocale; the time zone is t.TimeZone, else the viewer's,
+// else Config.DefaultTimeZone. Set them on a copy of t to choose
+// explicitly.
+//
+// w is needed by stores that keep ids in a cookie (RequestScoped): call
+// FrameURL before the response header is written. Errors are those of
+// ErrorStatus; pass them to ErrorStatus to choose a status.
+func (k *Kit) FrameURL(w http.ResponseWriter, r *http.Request, t Target) (string, error) {
+	if err := t.check(); err != nil {
+		return "", fmt.Errorf("%w: target%w", ErrMisconfigured, err)
+	}
+	f, err := k.mint(w, r, string(t.Kind), t, "", "")
+	if err != nil {
+		return "", err
+	}
+	return f.URL, nil
+}
+
+// mint is the one path from a request to a tracked session id: identity,
+// policy, validation, one platform call, store, URL.
+func (k *Kit) mint(w http.ResponseWriter, r *http.Request, name string, t Target, browserLocale, browserTimeZone string) (*Frame, error) {
+	start := k.now()
+	v, err := k.viewer(r)
+	if err != nil {
+		return nil, err
+	}
+	logAttrs := []slog.Attr{slog.String("target", name), slog.String("viewer", embedkit.Redact(v.Key()))}
+
+	req, err := k.policy.Request(v, t)
+	if err != nil {
+		if errors.Is(err, ErrDenied) {
+			k.metrics.Mint(OutcomeDenied, 0)
+			k.log.LogAttrs(r.Context(), slog.LevelInfo, "embedkit: mint refused by policy", attrs(logAttrs, slog.String("outcome", string(OutcomeDenied)), slog.String("error", err.Error()))...)
+			return nil, err
+		}
+		k.metrics.Mint(OutcomeInvalid, 0)
+		k.log.LogAttrs(r.Context(), slog.LevelError, "embedkit: mint not sent: the policy produced an invalid request", attrs(logAttrs, slog.String("outcome", string(OutcomeInvalid)), slog.String("error", err.Error()))...)
+		return nil, err
+	}
+
+	callStart := k.now()
+	sess, err := k.platform.GenerateSession(r.Context(), req)
+	latency := k.now().Sub(callStart)
+	if err == nil && (sess == nil || sess.SessionID == "") {
+		err = fmt.Errorf("middleware: generate-session answered no session id")
+	}
+	if err != nil {
+		status, _ := ErrorStatus(err)
+		outcome := OutcomeError
+		switch status {
+		case http.StatusServiceUnavailable:
+			outcome = OutcomeUnavailable
+		case http.StatusForbidden:
+			outcome = OutcomeDenied
+		case http.StatusInternalServerError:
+			outcome = OutcomeInvalid
+		}
+		k.metrics.Mint(outcome, latency)
+		k.log.LogAttrs(r.Context(), slog.LevelError, "embedkit: mint failed", attrs(logAttrs, slog.String("outcome", string(outcome)), slog.Duration("latency", latency), slog.String("error", err.Error()))...)
+		return nil, err
+	}
+	k.metrics.Mint(OutcomeOK, latency)
+
+	now := k.now()
+	m := Minted{
+		SessionID: sess.SessionID,
+		Subject:   v.Subject,
+		ExpiresAt: now.Add(embedkit.SessionLifetime + embedkit.EmbedTokenLifetime),
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), storeTimeout)
+	defer cancel()
+	if err := k.storeFor(w, r).Add(sctx, v.Key(), m); err != nil {
+		// An id that logout cannot find must not stay usable.
+		k.log.LogAttrs(r.Context(), slog.LevelError, "embedkit: session store failed; revoking the new session", attrs(logAttrs, slog.String("session", embedkit.Redact(m.SessionID)), slog.String("error", err.Error()))...)
+		k.revokeAll(r.Context(), []Minted{m})
+		return nil, fmt.Errorf("%w: %w", ErrStore, err)
+	}
+
+	expires := sess.ExpiresAt
+	if expires.IsZero() {
+		expires = now.Add(embedkit.SessionLifetime)
+	}
+	p := requestPrefs(r, t, v, browserLocale, browserTimeZone)
+	f := &Frame{
+		URL:       k.iframeURL(t, sess.SessionID, k.locale(p), k.timeZone(p)),
+		SessionID: sess.SessionID,
+		ExpiresAt: expires,
+	}
+	k.log.LogAttrs(r.Context(), slog.LevelInfo, "embedkit: session minted", attrs(logAttrs,
+		slog.String("outcome", string(OutcomeOK)),
+		slog.String("session", embedkit.Redact(sess.SessionID)),
+		slog.Duration("latency", latency),
+		slog.Duration("total", k.now().Sub(start)))...)
+	return f, nil
+}
+
+// attrs appends extra to base in a new slice.
+func attrs(base []slog.Attr, extra ...slog.Attr) []slog.Attr {
+	return append(append(make([]slog.Attr, 0, len(base)+len(extra)), base...), extra...)
+}
+
+// viewer asks the Identity who the viewer of r is. Errors wrap ErrNoViewer
+// or ErrIdentity.
+func (k *Kit) viewer(r *http.Request) (*Viewer, error) {
+	v, err := k.identity.Viewer(r)
+	switch {
+	case errors.Is(err, ErrNoViewer):
+		return nil, err
+	case err != nil:
+		k.log.LogAttrs(r.Context(), slog.LevelError, "embedkit: identity failed", slog.String("error", err.Error()))
+		return nil, fmt.Errorf("%w: %w", ErrIdentity, err)
+	case v == nil:
+		return nil, ErrNoViewer
+	case strings.TrimSpace(v.Subject) == "":
+		k.log.LogAttrs(r.Context(), slog.LevelError, "embedkit: identity returned a viewer without a subject")
+		return nil, fmt.Errorf("%w: the viewer has no subject", ErrIdentity)
+	}
+	return v, nil
+}
+
+// storeFor returns the store to use for this request.
+func (k *Kit) storeFor(w http.ResponseWriter, r *http.Request) SessionStore {
+	if rs, ok := k.store.(RequestScoped); ok && r != nil {
+		return rs.ForRequest(w, r)
+	}
+	return k.store
+}
+
+// FrameHandler serves iframe src URLs below Config.FramePrefix:
+//
+//	{FramePrefix}dashboard/{publicId}   a registered dashboard (or any, with AllowAnyDashboard)
+//	{FramePrefix}app                    the registered creator-mode app
+//	{FramePrefix}chat                   the registered chat
+//	{FramePrefix}{name}                 any registered target by name
+//
+// Each GET mints a fresh session and answers 303 to the platform URL, so
+// a reload or a second tab gets its own working id. The query string may
+// carry locale and timezone, taken only when valid and supported; nothing
+// else from the browser is read. HEAD checks the viewer and the target
+// without minting. Cross-site requests (Sec-Fetch-Site: cross-site) are
+// refused with 403, so another site cannot mint sessions for a signed-in
+// viewer. A viewer who is not logged in is sent to Config.LoginURL, or
+// answered 401. Every answer carries Cache-Control: no-store and
+// Referrer-Policy: no-referrer; failures go to Config.ErrorHandler.
+func (k *Kit) FrameHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Cache-Control", "no-store")
+		h.Set("Referrer-Policy", "no-referrer")
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			h.Set("Allow", "GET, HEAD")
+			k.fail(w, r, fmt.Errorf("%w: %s", ErrMethod, r.Method), false)
+			return
+		}
+		if r.Header.Get("Sec-Fetch-Site") == "cross-site" {
+			k.log.LogAttrs(r.Context(), slog.LevelWarn, "embedkit: cross-site frame request refused")
+			k.fail(w, r, ErrCrossSite, false)
+			return
+		}
+		ref, ok := strings.CutPrefix(r.URL.Path, k.framePrefix)
+		name, t, found := k.resolve(ref)
+		if !ok || !found {
+			k.fail(w, r, ErrUnknownTarget, false)
+			return
+		}
+		if r.Method == http.MethodHead {
+			if _, err := k.viewer(r); err != nil {
+				k.failViewer(w, r, err)
+				return
+			}
+			w.WriteHeader(http.StatusOK)
+			return
+		}
+		q := r.URL.Query()
+		f, err := k.mint(w, r, name, t, q.Get("locale"), q.Get("timezone"))
+		if err != nil {
+			k.failViewer(w, r, err)
+			return
+		}
+		http.Redirect(w, r, f.URL, http.StatusSeeOther)
+	})
+}
+
+// failViewer answers a frame failure, sending a viewer who is not logged
+// in to the login URL when one is configured.
+func (k *Kit) failViewer(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, ErrNoViewer) && k.loginURL != "" {
+		http.Redirect(w, r, k.loginRedirect(r), http.StatusSeeOther)
+		return
+	}
+	k.fail(w, r, err, false)
+}
+
+// loginRedirect returns LoginURL with the same-origin return path of r.
+func (k *Kit) loginRedirect(r *http.Request) string {
+	u, err := url.Parse(k.loginURL)
+	if err != nil {
+		return k.loginURL
+	}
+	q := u.Query()
+	q.Set(k.loginParam, SafeReturnPath(r.URL.RequestURI()))
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// SafeReturnPath returns p when it is a same-origin path (it starts with
+// a single "/" and has no scheme, host, backslash or control character,
+// also after percent-decoding), and "/" otherwise.
+func SafeReturnPath(p string) string {
+	if !safePath(p) {
+		return "/"
+	}
+	if dec, err := url.PathUnescape(p); err != nil || !safePath(dec) {
+		return "/"
+	}
+	return p
+}
+
+// safePath is the syntactic same-origin check of SafeReturnPath.
+func safePath(p string) bool {
+	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") {
+		return false
+	}
+	for _, c := range p {
+		if c == '\\' || c < 0x20 || c == 0x7f {
+			return false
+		}
+	}
+	u, err := url.Parse(p)
+	return err == nil && u.Scheme == "" && u.Host == "" && u.User == nil
+}

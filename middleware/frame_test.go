@@ -1,0 +1,333 @@
+package middleware
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/embedkit/embedkit/embedkit"
+)
+
+func TestFrameHandlerRedirects(t *testing.T) {
+	tk := newTestKit(t, func(c *Config) {
+		c.Policy.CreatorTenants = []string{"acme"}
+		c.AllowAnyDashboard = true
+		c.Targets["orders"] = Target{Kind: KindDashboard, PublicID: "dash-orders", DeploymentPath: true, Locale: "fr", TimeZone: "Europe/Paris"}
+	})
+	tests := []struct {
+		name       string
+		path       string
+		tenant     string
+		wantPath   string
+		wantParams url.Values
+	}{
+		{"registered dashboard by public id", "/embed/frame/dashboard/dash-sales", "", "/embed/dashboard/dash-sales",
+			url.Values{"allowExport": {"true"}, "showDashboardHeader": {"false"}}},
+		{"registered dashboard by name", "/embed/frame/sales", "", "/embed/dashboard/dash-sales", nil},
+		{"deployment path, host locale and zone", "/embed/frame/orders?locale=de-DE&timezone=Asia/Tokyo", "", "/embed/d/1/dashboard/dash-orders",
+			url.Values{"locale": {"fr-FR"}, "timezone": {"Europe/Paris"}}},
+		{"any dashboard matching the pattern", "/embed/frame/dashboard/Other_1", "", "/embed/dashboard/Other_1", nil},
+		{"app", "/embed/frame/app", "acme", "/embed/d/1/app", nil},
+		{"chat uses sessionId", "/embed/frame/chat?locale=sv&timezone=Europe/Stockholm", "", "/embed/chat",
+			url.Values{"locale": {"sv-SE"}, "timezone": {"Europe/Stockholm"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := request(http.MethodGet, tt.path, "ana")
+			r.Header.Set("X-Tenant", tt.tenant)
+			w := serve(tk.FrameHandler(), r)
+			if w.Code != http.StatusSeeOther {
+				t.Fatalf("status %d, body %q", w.Code, w.Body)
+			}
+			if cc, rp := w.Header().Get("Cache-Control"), w.Header().Get("Referrer-Policy"); cc != "no-store" || rp != "no-referrer" {
+				t.Errorf("Cache-Control %q, Referrer-Policy %q", cc, rp)
+			}
+			loc, err := url.Parse(w.Header().Get("Location"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if loc.Scheme+"://"+loc.Host != "https://acme.example.com" || loc.Path != tt.wantPath {
+				t.Errorf("Location %s, want path %s", embedkit.Redact(loc.String()), tt.wantPath)
+			}
+			q := loc.Query()
+			param := "session"
+			if strings.HasSuffix(tt.wantPath, "/chat") {
+				param = "sessionId"
+			}
+			ids := tk.platform.mintedIDs()
+			if q.Get(param) != ids[len(ids)-1] {
+				t.Errorf("%s parameter is not the minted id", param)
+			}
+			for k, v := range tt.wantParams {
+				if q.Get(k) != v[0] {
+					t.Errorf("%s = %q, want %q", k, q.Get(k), v[0])
+				}
+			}
+		})
+	}
+}
+
+func TestFrameHandlerEveryLoadMints(t *testing.T) {
+	tk := newTestKit(t, nil)
+	h := tk.FrameHandler()
+	seen := map[string]bool{}
+	for i := range 3 { // two tabs and a reload
+		w := serve(h, request(http.MethodGet, "/embed/frame/sales", "ana"))
+		if w.Code != http.StatusSeeOther {
+			t.Fatalf("load %d: status %d", i, w.Code)
+		}
+		loc, _ := url.Parse(w.Header().Get("Location"))
+		id := loc.Query().Get("session")
+		if seen[id] {
+			t.Fatalf("load %d reused a session id", i)
+		}
+		seen[id] = true
+	}
+	if n := tk.store.count((&Viewer{SessionKey: "hs-ana"}).Key()); n != 3 {
+		t.Errorf("store holds %d ids for the host session, want 3", n)
+	}
+}
+
+func TestFrameHandlerRefusals(t *testing.T) {
+	tk := newTestKit(t, nil)
+	tests := []struct {
+		name   string
+		req    func() *http.Request
+		status int
+	}{
+		{"POST", func() *http.Request { return request(http.MethodPost, "/embed/frame/sales", "ana") }, 405},
+		{"cross-site", func() *http.Request {
+			r := request(http.MethodGet, "/embed/frame/sales", "ana")
+			r.Header.Set("Sec-Fetch-Site", "cross-site")
+			return r
+		}, 403},
+		{"unknown target", func() *http.Request { return request(http.MethodGet, "/embed/frame/nope", "ana") }, 404},
+		{"unregistered dashboard", func() *http.Request { return request(http.MethodGet, "/embed/frame/dashboard/other", "ana") }, 404},
+		{"outside the prefix", func() *http.Request { return request(http.MethodGet, "/elsewhere/sales", "ana") }, 404},
+		{"no viewer", func() *http.Request { return request(http.MethodGet, "/embed/frame/sales", "") }, 401},
+		{"identity error", func() *http.Request {
+			r := request(http.MethodGet, "/embed/frame/sales", "ana")
+			r.Header.Set("X-Broken", "1")
+			return r
+		}, 500},
+		{"app for a tenant without creator mode", func() *http.Request { return request(http.MethodGet, "/embed/frame/app", "ana") }, 403},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := serve(tk.FrameHandler(), tt.req())
+			if w.Code != tt.status {
+				t.Fatalf("status %d, want %d; body %q", w.Code, tt.status, w.Body)
+			}
+			if w.Header().Get("Cache-Control") != "no-store" {
+				t.Error("error answer is cacheable")
+			}
+			body := w.Body.String()
+			if strings.Contains(body, "claim") || strings.Contains(body, "goroutine") {
+				t.Errorf("error page shows details: %q", body)
+			}
+			if tt.status == 405 && w.Header().Get("Allow") != "GET, HEAD" {
+				t.Errorf("Allow = %q", w.Header().Get("Allow"))
+			}
+		})
+	}
+	if n := len(tk.platform.mintedIDs()); n != 0 {
+		t.Errorf("%d sessions minted by refused requests", n)
+	}
+	if !strings.Contains(tk.logs.String(), "identity failed") {
+		t.Error("identity error not logged")
+	}
+}
+
+func TestFrameHandlerLoginRedirect(t *testing.T) {
+	tk := newTestKit(t, func(c *Config) { c.LoginURL = "/login?from=embed" })
+	w := serve(tk.FrameHandler(), request(http.MethodGet, "/embed/frame/sales?locale=de", ""))
+	if w.Code != http.StatusSeeOther {
+		t.Fatalf("status %d", w.Code)
+	}
+	loc, _ := url.Parse(w.Header().Get("Location"))
+	if loc.Path != "/login" || loc.Query().Get("from") != "embed" || loc.Query().Get("next") != "/embed/frame/sales?locale=de" {
+		t.Errorf("Location = %s", loc)
+	}
+}
+
+func TestFrameHandlerHeadDoesNotMint(t *testing.T) {
+	tk := newTestKit(t, nil)
+	w := serve(tk.FrameHandler(), request(http.MethodHead, "/embed/frame/sales", "ana"))
+	if w.Code != http.StatusOK {
+		t.Fatalf("status %d", w.Code)
+	}
+	if n := len(tk.platform.mintedIDs()); n != 0 {
+		t.Errorf("HEAD minted %d sessions", n)
+	}
+}
+
+func TestFramePlatformErrors(t *testing.T) {
+	tests := []struct {
+		name       string
+		err        error
+		status     int
+		retryAfter string
+	}{
+		{"outage", &embedkit.APIError{StatusCode: 503, RetryAfter: 7e9}, 503, "7"},
+		{"server error without hint", &embedkit.APIError{StatusCode: 500}, 503, "30"},
+		{"rate limited", &embedkit.APIError{StatusCode: 429}, 503, "30"},
+		{"circuit open", fmt.Errorf("call: %w", embedkit.ErrCircuitOpen), 503, "30"},
+		{"forbidden", &embedkit.APIError{StatusCode: 403, Message: "embedding disabled"}, 403, ""},
+		{"bad key", &embedkit.APIError{StatusCode: 401}, 502, ""},
+		{"unknown group", &embedkit.APIError{StatusCode: 400, Message: "Groups with names x not found"}, 502, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tk := newTestKit(t, nil)
+			tk.platform.generateErr = tt.err
+			w := serve(tk.FrameHandler(), request(http.MethodGet, "/embed/frame/sales", "ana"))
+			if w.Code != tt.status || w.Header().Get("Retry-After") != tt.retryAfter {
+				t.Fatalf("status %d Retry-After %q, want %d %q", w.Code, w.Header().Get("Retry-After"), tt.status, tt.retryAfter)
+			}
+			if n := len(tk.platform.requests); n != 1 {
+				t.Errorf("generate-session called %d times, want exactly 1 (never retried)", n)
+			}
+			if !strings.Contains(tk.logs.String(), "mint failed") {
+				t.Error("failure not logged")
+			}
+		})
+	}
+}
+
+func TestFrameErrorHandlerHook(t *testing.T) {
+	var got error
+	tk := newTestKit(t, func(c *Config) {
+		c.ErrorHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			got = FailureReason(r)
+			status, _ := ErrorStatus(got)
+			w.WriteHeader(status)
+			_, _ = w.Write([]byte("custom"))
+		})
+	})
+	tk.platform.generateErr = &embedkit.APIError{StatusCode: 502}
+	w := serve(tk.FrameHandler(), request(http.MethodGet, "/embed/frame/sales", "ana"))
+	if w.Code != 503 || w.Body.String() != "custom" || !errors.Is(got, embedkit.ErrServer) {
+		t.Errorf("status %d body %q reason %v", w.Code, w.Body, got)
+	}
+}
+
+func TestStoreFailureRevokesTheNewSession(t *testing.T) {
+	tk := newTestKit(t, nil)
+	tk.store.addErr = errors.New("redis: connection refused")
+	w := serve(tk.FrameHandler(), request(http.MethodGet, "/embed/frame/sales", "ana"))
+	if w.Code != http.StatusServiceUnavailable {
+		t.Fatalf("status %d", w.Code)
+	}
+	minted, revoked := tk.platform.mintedIDs(), tk.platform.revokedIDs()
+	if len(minted) != 1 || len(revoked) != 1 || minted[0] != revoked[0] {
+		t.Errorf("minted %d, revoked %d: an untracked session must be revoked", len(minted), len(revoked))
+	}
+}
+
+func TestFrameURL(t *testing.T) {
+	tk := newTestKit(t, nil)
+	r := request(http.MethodGet, "/reports", "ana")
+	r.Header.Set("Accept-Language", "de-AT,de;q=0.9")
+	r.Header.Set("X-TZ", "Europe/Vienna")
+	u, err := tk.FrameURL(httptest.NewRecorder(), r, Target{Kind: KindDashboard, PublicID: "dash-sales"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc, _ := url.Parse(u)
+	if loc.Query().Get("locale") != "de-DE" || loc.Query().Get("timezone") != "Europe/Vienna" {
+		t.Errorf("query = %v", loc.Query())
+	}
+	if _, err := tk.FrameURL(httptest.NewRecorder(), r, Target{Kind: "video"}); !errors.Is(err, ErrMisconfigured) {
+		t.Errorf("bad target: err = %v", err)
+	}
+	_, err = tk.FrameURL(httptest.NewRecorder(), request(http.MethodGet, "/", ""), Target{Kind: KindChat})
+	if status, _ := ErrorStatus(err); status != 401 {
+		t.Errorf("no viewer: status %d, err %v", status, err)
+	}
+}
+
+func TestSafeReturnPath(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"/embed/frame/sales?locale=de", "/embed/frame/sales?locale=de"},
+		{"//evil.example", "/"},
+		{"/\\evil.example", "/"},
+		{"/\t/evil.example", "/"},
+		{"https://evil.example/", "/"},
+		{"/%2F%2Fevil.example", "/"},
+		{"/%5Cevil.example", "/"},
+		{"", "/"},
+		{"evil", "/"},
+	} {
+		if got := SafeReturnPath(tt.in); got != tt.want {
+			t.Errorf("SafeReturnPath(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestNewErrors(t *testing.T) {
+	base := func() Config {
+		return Config{Platform: &fakePlatform{}, Identity: headerIdentity, Store: newMapStore(), Policy: Policy{DeploymentID: 1}, PlatformURL: "https://acme.example.com"}
+	}
+	tests := []struct {
+		name string
+		mod  func(*Config)
+		want string
+	}{
+		{"no platform", func(c *Config) { c.Platform = nil }, "Config.Platform is required"},
+		{"no identity", func(c *Config) { c.Identity = nil }, "Config.Identity is required"},
+		{"no store", func(c *Config) { c.Store = nil }, "Config.Store is required (use memstore.New() for one instance)"},
+		{"no deployment", func(c *Config) { c.Policy.DeploymentID = 0 }, "Config.Policy.DeploymentID is required"},
+		{"no platform URL", func(c *Config) { c.PlatformURL = "" }, "Config.PlatformURL is required"},
+		{"http platform URL", func(c *Config) { c.PlatformURL = "http://acme.example.com" }, "must use https"},
+		{"platform URL with query", func(c *Config) { c.PlatformURL = "https://acme.example.com/?k=v" }, "without credentials, query or fragment"},
+		{"bad target name", func(c *Config) { c.Targets = map[string]Target{"Sales!": {Kind: KindChat}} }, `Config.Targets["Sales!"]`},
+		{"bad public id", func(c *Config) { c.Targets = map[string]Target{"s": {Kind: KindDashboard, PublicID: "../x"}} }, `Config.Targets["s"].PublicID must match`},
+		{"chrome on wrong kind", func(c *Config) {
+			c.Targets = map[string]Target{"c": {Kind: KindChat, Chrome: Chrome{AllowExport: true}}}
+		}, "allowExport applies to dashboard targets only"},
+		{"ambiguous", func(c *Config) {
+			c.Targets = map[string]Target{"a": {Kind: KindChat}, "b": {Kind: KindChat}}
+		}, "ambiguous"},
+		{"reserved name", func(c *Config) { c.Targets = map[string]Target{"app": {Kind: KindChat}} }, "reserved"},
+		{"unsupported target locale", func(c *Config) { c.Targets = map[string]Target{"c": {Kind: KindChat, Locale: "zu"}} }, "Locale"},
+		{"bad target zone", func(c *Config) { c.Targets = map[string]Target{"c": {Kind: KindChat, TimeZone: "+01:00"}} }, "TimeZone"},
+		{"bad default locale", func(c *Config) { c.DefaultLocale = "xx" }, "Config.DefaultLocale"},
+		{"bad default zone", func(c *Config) { c.DefaultTimeZone = "Local" }, "Config.DefaultTimeZone"},
+		{"bad locales", func(c *Config) { c.Locales = []string{"en-US", "not a tag"} }, "Config.Locales[1]"},
+		{"bad tenant", func(c *Config) { c.Policy.CreatorTenants = []string{"Acme"} }, "Config.Policy.CreatorTenants[0]"},
+		{"bad trusted origin", func(c *Config) { c.TrustedOrigins = []string{"example.com"} }, "Config.TrustedOrigins[0]"},
+		{"bad login URL", func(c *Config) { c.LoginURL = "javascript:alert(1)" }, "Config.LoginURL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := base()
+			tt.mod(&c)
+			_, err := New(c)
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "middleware: ") {
+				t.Fatalf("err = %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+	c := base()
+	c.PlatformURL = "http://127.0.0.1:8080/"
+	if _, err := New(c); err != nil {
+		t.Errorf("loopback http refused: %v", err)
+	}
+}
+
+func TestBrowserInputNeverReachesIdentity(t *testing.T) {
+	tk := newTestKit(t, nil)
+	r := request(http.MethodGet, "/embed/frame/sales?externalId=admin&groups=admins&securityContext=%7B%7D&tenant=other", "ana")
+	r.Header.Set("X-Groups", "sales")
+	if w := serve(tk.FrameHandler(), r); w.Code != http.StatusSeeOther {
+		t.Fatalf("status %d", w.Code)
+	}
+	req := tk.platform.lastRequest()
+	if req.ExternalID != "ana" || len(req.Groups) != 1 || req.Groups[0] != "sales" || req.SecurityContext != nil || req.EmbedTenantName != "" {
+		t.Errorf("browser input reached the request: %+v", req)
+	}
+}

@@ -1,0 +1,259 @@
+package middleware
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/embedkit/embedkit/embedkit"
+)
+
+// fakePlatform is a Platform in memory. Session ids are long random-looking
+// strings so a leak into a log or body is easy to spot.
+type fakePlatform struct {
+	mu          sync.Mutex
+	n           int
+	requests    []*embedkit.GenerateSessionRequest
+	revoked     []string
+	generateErr error
+	revokeErr   error
+	minted      []string
+}
+
+func (p *fakePlatform) GenerateSession(_ context.Context, req *embedkit.GenerateSessionRequest) (*embedkit.Session, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.requests = append(p.requests, req)
+	if p.generateErr != nil {
+		return nil, p.generateErr
+	}
+	p.n++
+	id := fmt.Sprintf("sess%04dQwErTyUiOpAsDfGhJkL", p.n)
+	p.minted = append(p.minted, id)
+	return &embedkit.Session{SessionID: id, ExpiresAt: time.Date(2030, 1, 1, 0, 5, 0, 0, time.UTC)}, nil
+}
+
+func (p *fakePlatform) RevokeSession(_ context.Context, id string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.revokeErr != nil {
+		return p.revokeErr
+	}
+	p.revoked = append(p.revoked, id)
+	return nil
+}
+
+func (p *fakePlatform) setRevokeErr(err error) {
+	p.mu.Lock()
+	p.revokeErr = err
+	p.mu.Unlock()
+}
+
+func (p *fakePlatform) revokedIDs() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.revoked...)
+}
+
+func (p *fakePlatform) mintedIDs() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.minted...)
+}
+
+func (p *fakePlatform) lastRequest() *embedkit.GenerateSessionRequest {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.requests) == 0 {
+		return nil
+	}
+	return p.requests[len(p.requests)-1]
+}
+
+// mapStore is the simplest SessionStore: a mutex and a map. It also
+// implements SubjectIndex.
+type mapStore struct {
+	mu      sync.Mutex
+	byKey   map[string][]Minted
+	addErr  error
+	takeErr error
+}
+
+func newMapStore() *mapStore { return &mapStore{byKey: map[string][]Minted{}} }
+
+func (s *mapStore) Add(_ context.Context, key string, m Minted) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.addErr != nil {
+		return s.addErr
+	}
+	s.byKey[key] = append(s.byKey[key], m)
+	return nil
+}
+
+func (s *mapStore) Take(_ context.Context, key string) ([]Minted, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.takeErr != nil {
+		return nil, s.takeErr
+	}
+	ms := s.byKey[key]
+	delete(s.byKey, key)
+	return ms, nil
+}
+
+func (s *mapStore) TakeSubject(_ context.Context, subject string) ([]Minted, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Minted
+	for k, ms := range s.byKey {
+		var keep []Minted
+		for _, m := range ms {
+			if m.Subject == subject {
+				out = append(out, m)
+			} else {
+				keep = append(keep, m)
+			}
+		}
+		if len(keep) == 0 {
+			delete(s.byKey, k)
+		} else {
+			s.byKey[k] = keep
+		}
+	}
+	return out, nil
+}
+
+func (s *mapStore) count(key string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.byKey[key])
+}
+
+// plainStore hides mapStore's optional capabilities.
+type plainStore struct{ s *mapStore }
+
+func (p plainStore) Add(ctx context.Context, key string, m Minted) error { return p.s.Add(ctx, key, m) }
+func (p plainStore) Take(ctx context.Context, key string) ([]Minted, error) {
+	return p.s.Take(ctx, key)
+}
+
+// syncBuffer is a goroutine-safe log sink.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// headerIdentity reads the viewer from test headers: X-User is the
+// subject, X-Session the host session, X-Groups a comma list. X-Broken
+// makes it fail as a claim-mapping error would.
+var headerIdentity = IdentityFunc(func(r *http.Request) (*Viewer, error) {
+	if r.Header.Get("X-Broken") != "" {
+		return nil, errors.New(`claim "groups" is a number, want a list of strings`)
+	}
+	sub := r.Header.Get("X-User")
+	if sub == "" {
+		return nil, ErrNoViewer
+	}
+	v := &Viewer{
+		Subject:    sub,
+		SessionKey: r.Header.Get("X-Session"),
+		Locale:     r.Header.Get("X-Locale"),
+		TimeZone:   r.Header.Get("X-TZ"),
+		Tenant:     r.Header.Get("X-Tenant"),
+	}
+	if g := r.Header.Get("X-Groups"); g != "" {
+		v.Groups = strings.Split(g, ",")
+	}
+	return v, nil
+})
+
+// testKit is a Kit over a fake platform and a map store, with captured
+// logs.
+type testKit struct {
+	*Kit
+	platform *fakePlatform
+	store    *mapStore
+	logs     *syncBuffer
+	now      time.Time
+}
+
+var testNow = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func newTestKit(t *testing.T, mod func(*Config)) *testKit {
+	t.Helper()
+	tk := &testKit{platform: &fakePlatform{}, store: newMapStore(), logs: &syncBuffer{}, now: testNow}
+	cfg := Config{
+		Platform:    tk.platform,
+		Identity:    headerIdentity,
+		Store:       tk.store,
+		Policy:      Policy{DeploymentID: 1},
+		PlatformURL: "https://acme.example.com",
+		Targets: map[string]Target{
+			"sales": {Kind: KindDashboard, PublicID: "dash-sales", Chrome: Chrome{AllowExport: true, HideDashboardHeader: true}},
+			"app":   {Kind: KindApp},
+			"chat":  {Kind: KindChat},
+		},
+		Logger: slog.New(slog.NewJSONHandler(tk.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Now:    func() time.Time { return tk.now },
+	}
+	if mod != nil {
+		mod(&cfg)
+	}
+	k, err := New(cfg)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	tk.Kit = k
+	t.Cleanup(func() { tk.assertNoSecrets(t) })
+	return tk
+}
+
+// assertNoSecrets fails when a minted session id appears in the logs.
+func (tk *testKit) assertNoSecrets(t *testing.T) {
+	t.Helper()
+	logs := tk.logs.String()
+	for _, id := range tk.platform.mintedIDs() {
+		if strings.Contains(logs, id) {
+			t.Errorf("session id %s appears in the logs:\n%s", embedkit.Redact(id), logs)
+		}
+	}
+}
+
+// request builds a same-origin browser request for viewer user.
+func request(method, target, user string) *http.Request {
+	r := httptest.NewRequest(method, target, nil)
+	if user != "" {
+		r.Header.Set("X-User", user)
+		r.Header.Set("X-Session", "hs-"+user)
+	}
+	r.Header.Set("Sec-Fetch-Site", "same-origin")
+	return r
+}
+
+// serve runs h for r and returns the recorded response.
+func serve(h http.Handler, r *http.Request) *httptest.ResponseRecorder {
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	return w
+}

@@ -1,0 +1,419 @@
+package middleware
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/text/language"
+
+	"github.com/embedkit/embedkit/embedkit"
+)
+
+// Platform is the part of the platform's management API the kit calls.
+// *embedkit.Client satisfies it; tests and benchmarks can fake it.
+//
+// GenerateSession is called at most once per page load and never retried
+// by the kit: a retried call may mint twice. RevokeSession of an unknown,
+// expired or already revoked id succeeds. Implementations must be safe for
+// concurrent use.
+type Platform interface {
+	GenerateSession(ctx context.Context, req *embedkit.GenerateSessionRequest) (*embedkit.Session, error)
+	RevokeSession(ctx context.Context, sessionID string) error
+}
+
+// Default paths and limits. Config fields left zero take these values.
+const (
+	// DefaultFramePrefix is where FrameHandler expects to be mounted.
+	DefaultFramePrefix = "/embed/frame/"
+	// DefaultSessionPath is where the host script expects SessionHandler
+	// unless an iframe names another URL in data-embedkit-session-url.
+	DefaultSessionPath = "/embed/session"
+	// DefaultRevokeTimeout bounds one logout's revokes, whatever the
+	// browser does.
+	DefaultRevokeTimeout = 10 * time.Second
+	// DefaultRevokeConcurrency is how many revokes run at once.
+	DefaultRevokeConcurrency = 8
+	// DefaultLoginReturnParam is the query parameter of LoginURL that
+	// carries the same-origin path to come back to after login.
+	DefaultLoginReturnParam = "next"
+)
+
+// DefaultLocales are the locales the platform ships, in the order the
+// kit prefers them when nothing else decides.
+var DefaultLocales = []string{
+	"en-US", "de-DE", "es-ES", "es-MX", "fr-FR", "it-IT",
+	"ja-JP", "nb-NO", "pt-BR", "pt-PT", "sv-SE", "vi-VN",
+}
+
+// Config describes a Kit. Platform, Identity, Store, Policy.DeploymentID
+// and PlatformURL are required; every other field has a safe default.
+//
+// A Config is read once by New; changing it afterwards has no effect.
+type Config struct {
+	// Platform mints and revokes sessions: an *embedkit.Client.
+	Platform Platform
+	// Identity tells who the viewer of a request is.
+	Identity Identity
+	// Store keeps the minted session ids per host session, for logout.
+	Store SessionStore
+	// Policy turns a Viewer into a generate-session request.
+	Policy Policy
+
+	// PlatformURL is the platform's base URL, the one iframes load, for
+	// example "https://acme.example.com". It must be https, except on a
+	// loopback host (localhost, 127.0.0.1, ::1) where http is accepted for
+	// development and tests.
+	PlatformURL string
+
+	// Targets are the embeds the host offers, by name. Names are what the
+	// browser may choose (in a frame path or the JSON endpoint); everything
+	// else about a target is set here. Names use a-z, 0-9, '-' and '_'.
+	Targets map[string]Target
+	// AllowAnyDashboard lets the frame endpoint embed any dashboard whose
+	// public id matches PublicIDPattern (path dashboard/{publicId}), with
+	// the Policy's defaults, in addition to the registered Targets. Leave
+	// it off to embed registered dashboards only.
+	AllowAnyDashboard bool
+
+	// FramePrefix is the path FrameHandler is mounted at, with a trailing
+	// slash. Default DefaultFramePrefix.
+	FramePrefix string
+	// SessionPath is the path SessionHandler is mounted at; the host script
+	// uses it when an iframe names no data-embedkit-session-url. Default
+	// DefaultSessionPath.
+	SessionPath string
+
+	// LoginURL, when set, is where the frame endpoint sends a viewer who is
+	// not logged in (303), with the same-origin path of the request in the
+	// query parameter LoginReturnParam. Empty answers 401.
+	LoginURL string
+	// LoginReturnParam names the return-path parameter of LoginURL.
+	// Default DefaultLoginReturnParam.
+	LoginReturnParam string
+
+	// Locales are the locales a viewer may get, BCP-47 tags. Default
+	// DefaultLocales (the platform's shipped locales).
+	Locales []string
+	// DefaultLocale is used when neither the host, the viewer nor the
+	// browser chose a supported locale. Empty leaves the locale out of the
+	// iframe URL, so the account default applies.
+	DefaultLocale string
+	// DefaultTimeZone is an IANA zone name used when neither the host nor
+	// the viewer chose one. Empty leaves it to the account default.
+	DefaultTimeZone string
+
+	// TrustedOrigins are extra origins (scheme://host[:port]) allowed to
+	// POST to SessionHandler and Logout, for hosts split across origins.
+	// The request's own origin is always allowed.
+	TrustedOrigins []string
+
+	// RevokeTimeout bounds the revokes of one logout. Default
+	// DefaultRevokeTimeout.
+	RevokeTimeout time.Duration
+	// RevokeConcurrency is how many revokes run at once. Default
+	// DefaultRevokeConcurrency.
+	RevokeConcurrency int
+	// RetryBackoff is the wait before the retrier's next pass after
+	// failures consecutive failing passes (failures >= 1). Default: 2s
+	// doubling up to 5m, with jitter.
+	RetryBackoff func(failures int) time.Duration
+
+	// Logger receives one record per mint, revoke and failure. It never
+	// receives an API key, token, session id or host session key: those
+	// appear at most as embedkit.Redact hashes. Default: discard.
+	Logger *slog.Logger
+	// Metrics counts mints and revokes. Default: none.
+	Metrics Metrics
+	// ErrorHandler answers failed frame loads and JSON requests. It can
+	// call FailureReason and ErrorStatus. Default: a plain page (or JSON
+	// for SessionHandler) with the status of ErrorStatus and no details.
+	ErrorHandler http.Handler
+	// Now is the clock. Default time.Now.
+	Now func() time.Time
+}
+
+// Kit embeds the platform into a host application: it mints sessions for
+// the host's viewers, serves the iframe and JSON endpoints and the host
+// script, and revokes at logout. Create one with New; a Kit is safe for
+// concurrent use.
+type Kit struct {
+	platform Platform
+	identity Identity
+	store    SessionStore
+	queue    RevokeQueue
+	policy   Policy
+
+	platformURL    *url.URL
+	platformOrigin string
+	targets        map[string]Target
+	byPath         map[string]string // canonical frame ref -> target name
+	anyDashboard   bool
+	framePrefix    string
+	sessionPath    string
+	loginURL       string
+	loginParam     string
+
+	locales         []string
+	tags            []language.Tag
+	matcher         language.Matcher
+	defaultLocale   string
+	defaultTimeZone string
+
+	cop *http.CrossOriginProtection
+
+	revokeTimeout time.Duration
+	revokeConc    int
+	backoff       func(int) time.Duration
+
+	log          *slog.Logger
+	metrics      Metrics
+	errorHandler http.Handler
+	now          func() time.Time
+
+	wake      chan struct{}
+	runMu     sync.Mutex
+	flushMu   sync.Mutex
+	hostJS    []byte
+	hostJSTag string
+}
+
+// targetNamePattern is what a target name looks like.
+var targetNamePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+
+// New checks cfg and returns a Kit. Its errors name the field at fault.
+func New(cfg Config) (*Kit, error) {
+	if cfg.Platform == nil {
+		return nil, errors.New("middleware: Config.Platform is required (an *embedkit.Client from embedkit.New)")
+	}
+	if cfg.Identity == nil {
+		return nil, errors.New("middleware: Config.Identity is required (an identity source from adapters/, or an IdentityFunc)")
+	}
+	if cfg.Store == nil {
+		return nil, errors.New("middleware: Config.Store is required (use memstore.New() for one instance)")
+	}
+	if err := cfg.Policy.check(); err != nil {
+		return nil, err
+	}
+	k := &Kit{
+		platform:        cfg.Platform,
+		identity:        cfg.Identity,
+		store:           cfg.Store,
+		policy:          cfg.Policy,
+		anyDashboard:    cfg.AllowAnyDashboard,
+		framePrefix:     cmp.Or(cfg.FramePrefix, DefaultFramePrefix),
+		sessionPath:     cmp.Or(cfg.SessionPath, DefaultSessionPath),
+		loginURL:        cfg.LoginURL,
+		loginParam:      cmp.Or(cfg.LoginReturnParam, DefaultLoginReturnParam),
+		defaultTimeZone: cfg.DefaultTimeZone,
+		revokeTimeout:   cfg.RevokeTimeout,
+		revokeConc:      cfg.RevokeConcurrency,
+		backoff:         cfg.RetryBackoff,
+		log:             cfg.Logger,
+		metrics:         cfg.Metrics,
+		errorHandler:    cfg.ErrorHandler,
+		now:             cfg.Now,
+		wake:            make(chan struct{}, 1),
+	}
+	u, err := parsePlatformURL(cfg.PlatformURL)
+	if err != nil {
+		return nil, err
+	}
+	k.platformURL = u
+	k.platformOrigin = u.Scheme + "://" + u.Host
+
+	if !strings.HasPrefix(k.framePrefix, "/") || !strings.HasSuffix(k.framePrefix, "/") {
+		return nil, fmt.Errorf("middleware: Config.FramePrefix %q must start and end with /", k.framePrefix)
+	}
+	if !strings.HasPrefix(k.sessionPath, "/") {
+		return nil, fmt.Errorf("middleware: Config.SessionPath %q must start with /", k.sessionPath)
+	}
+	if k.loginURL != "" {
+		lu, err := url.Parse(k.loginURL)
+		if err != nil || (lu.Scheme != "" && lu.Scheme != "https" && lu.Scheme != "http") || (lu.Scheme == "" && !strings.HasPrefix(lu.Path, "/")) {
+			return nil, fmt.Errorf("middleware: Config.LoginURL must be an absolute URL or a path starting with /")
+		}
+	}
+
+	locales := cfg.Locales
+	if locales == nil {
+		locales = DefaultLocales
+	}
+	if len(locales) == 0 {
+		return nil, errors.New("middleware: Config.Locales is empty; leave it nil for the platform's shipped locales")
+	}
+	tags := make([]language.Tag, len(locales))
+	for i, l := range locales {
+		t, err := language.Parse(l)
+		if err != nil {
+			return nil, fmt.Errorf("middleware: Config.Locales[%d] %q is not a BCP-47 tag", i, l)
+		}
+		tags[i] = t
+	}
+	k.locales = append([]string(nil), locales...)
+	k.tags = tags
+	k.matcher = language.NewMatcher(tags)
+	if cfg.DefaultLocale != "" {
+		l, ok := k.matchLocale(cfg.DefaultLocale)
+		if !ok {
+			return nil, fmt.Errorf("middleware: Config.DefaultLocale %q is not one of Config.Locales", cfg.DefaultLocale)
+		}
+		k.defaultLocale = l
+	}
+	if cfg.DefaultTimeZone != "" && !ValidTimeZone(cfg.DefaultTimeZone) {
+		return nil, fmt.Errorf("middleware: Config.DefaultTimeZone %q is not an IANA time zone name", cfg.DefaultTimeZone)
+	}
+
+	if err := k.setTargets(cfg.Targets); err != nil {
+		return nil, err
+	}
+
+	k.cop = http.NewCrossOriginProtection()
+	for i, o := range cfg.TrustedOrigins {
+		if err := k.cop.AddTrustedOrigin(o); err != nil {
+			return nil, fmt.Errorf("middleware: Config.TrustedOrigins[%d]: %w", i, err)
+		}
+	}
+	k.cop.SetDenyHandler(http.HandlerFunc(k.denyCrossOrigin))
+
+	if q, ok := cfg.Store.(RevokeQueue); ok {
+		k.queue = q
+	} else {
+		k.queue = &memQueue{}
+	}
+	if k.revokeTimeout <= 0 {
+		k.revokeTimeout = DefaultRevokeTimeout
+	}
+	if k.revokeConc <= 0 {
+		k.revokeConc = DefaultRevokeConcurrency
+	}
+	if k.backoff == nil {
+		k.backoff = defaultBackoff
+	}
+	if k.log == nil {
+		k.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if k.metrics == nil {
+		k.metrics = NopMetrics{}
+	}
+	if k.now == nil {
+		k.now = time.Now
+	}
+	k.hostJS, k.hostJSTag = renderHostScript(k.platformOrigin, k.sessionPath)
+	return k, nil
+}
+
+// parsePlatformURL checks Config.PlatformURL.
+func parsePlatformURL(s string) (*url.URL, error) {
+	if s == "" {
+		return nil, errors.New("middleware: Config.PlatformURL is required (the platform's base URL, for example https://acme.example.com)")
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return nil, errors.New("middleware: Config.PlatformURL must be an absolute URL without credentials, query or fragment")
+	}
+	switch u.Scheme {
+	case "https":
+	case "http":
+		if !isLoopback(u.Hostname()) {
+			return nil, errors.New("middleware: Config.PlatformURL must use https (http is accepted only on a loopback host)")
+		}
+	default:
+		return nil, errors.New("middleware: Config.PlatformURL must use https")
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/")
+	u.RawPath = ""
+	return u, nil
+}
+
+// isLoopback reports whether host names this machine.
+func isLoopback(host string) bool {
+	switch host {
+	case "localhost", "127.0.0.1", "::1":
+		return true
+	}
+	return strings.HasSuffix(host, ".localhost")
+}
+
+// setTargets checks and indexes the registered targets.
+func (k *Kit) setTargets(targets map[string]Target) error {
+	k.targets = make(map[string]Target, len(targets))
+	k.byPath = make(map[string]string, len(targets))
+	names := make([]string, 0, len(targets))
+	for name := range targets {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		t := targets[name]
+		if !targetNamePattern.MatchString(name) {
+			return fmt.Errorf("middleware: Config.Targets[%q]: a name uses a-z, 0-9, '-' and '_' (at most 64)", name)
+		}
+		if err := t.check(); err != nil {
+			return fmt.Errorf("middleware: Config.Targets[%q]%w", name, err)
+		}
+		if name == "dashboard" || ((name == string(KindApp) || name == string(KindChat)) && name != string(t.Kind)) {
+			return fmt.Errorf("middleware: Config.Targets[%q]: the name is reserved for the frame path of that kind", name)
+		}
+		if t.Locale != "" {
+			l, ok := k.matchLocale(t.Locale)
+			if !ok {
+				return fmt.Errorf("middleware: Config.Targets[%q].Locale %q is not one of Config.Locales", name, t.Locale)
+			}
+			t.Locale = l
+		}
+		if t.TimeZone != "" && !ValidTimeZone(t.TimeZone) {
+			return fmt.Errorf("middleware: Config.Targets[%q].TimeZone %q is not an IANA time zone name", name, t.TimeZone)
+		}
+		ref := t.canonicalRef()
+		if other, dup := k.byPath[ref]; dup {
+			return fmt.Errorf("middleware: Config.Targets[%q] and [%q] both embed %s; the frame path %s would be ambiguous", other, name, ref, ref)
+		}
+		k.byPath[ref] = name
+		k.targets[name] = t
+	}
+	return nil
+}
+
+// Target returns the registered target called name.
+func (k *Kit) Target(name string) (Target, bool) {
+	t, ok := k.targets[name]
+	return t, ok
+}
+
+// FrameSrc returns the iframe src of a target: FramePrefix followed by ref,
+// where ref is a registered target name, "app", "chat" or
+// "dashboard/{publicId}". It does not check that ref resolves.
+func (k *Kit) FrameSrc(ref string) string {
+	return k.framePrefix + ref
+}
+
+// PlatformOrigin returns the platform's origin (scheme://host[:port]), the
+// value SecurityHeaders needs.
+func (k *Kit) PlatformOrigin() string { return k.platformOrigin }
+
+// resolve finds the target a browser-supplied reference names: a
+// registered target name, or a canonical frame path ("app", "chat",
+// "dashboard/{publicId}").
+func (k *Kit) resolve(ref string) (name string, t Target, ok bool) {
+	if n, found := k.byPath[ref]; found {
+		return n, k.targets[n], true
+	}
+	if t, found := k.targets[ref]; found {
+		return ref, t, true
+	}
+	if id, isDash := strings.CutPrefix(ref, "dashboard/"); isDash && k.anyDashboard && PublicIDPattern.MatchString(id) {
+		return ref, Target{Kind: KindDashboard, PublicID: id}, true
+	}
+	return "", Target{}, false
+}

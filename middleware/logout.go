@@ -1,0 +1,324 @@
+package middleware
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/embedkit/embedkit/embedkit"
+)
+
+// retryBatch is how many queued revokes one retry step takes at a time.
+const retryBatch = 64
+
+// idlePoll is how often Run looks at an empty queue (a shared queue may
+// be filled by another process).
+const idlePoll = time.Minute
+
+// Logout wraps the host's logout handler. For a POST from the same origin
+// it revokes every session id minted for the viewer's host session, then
+// always runs next, even when the platform is down (failed revokes are
+// queued and retried by Run). Mount it where the host's logout form posts:
+//
+//	mux.Handle("POST /logout", kit.Logout(hostLogout))
+//
+// GET and other methods answer 405 with Allow: POST; cross-origin POSTs
+// (a foreign Origin, Sec-Fetch-Site: cross-site) answer 403, both without
+// running next. The revokes run under context.WithoutCancel with their
+// own deadline (Config.RevokeTimeout), so a browser that disconnects does
+// not cancel them.
+func (k *Kit) Logout(next http.Handler) http.Handler {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := k.RevokeRequest(w, r); err != nil && !errors.Is(err, ErrNoViewer) {
+			k.log.LogAttrs(r.Context(), slog.LevelError, "embedkit: logout could not revoke embed sessions", slog.String("error", err.Error()))
+		}
+		next.ServeHTTP(w, r)
+	})
+	return k.postOnly(k.cop.Handler(h), false)
+}
+
+// RevokeRequest revokes every session id minted for the host session of
+// r's viewer, for hosts with their own logout flow. Call it before the
+// host session is destroyed and before the response header is written (a
+// cookie store rewrites its cookie). It does not check the method or
+// origin: that is the caller's job (or use Logout).
+//
+// It returns ErrNoViewer (wrapped) when nobody is logged in, and an error
+// when the ids could not be read from the store or a failed revoke could
+// not be queued. Revokes that fail are queued and nil is returned.
+func (k *Kit) RevokeRequest(w http.ResponseWriter, r *http.Request) error {
+	v, err := k.viewer(r)
+	if err != nil {
+		return err
+	}
+	return k.revokeKey(r.Context(), k.storeFor(w, r), v.Key())
+}
+
+// RevokeViewer revokes every session id kept under key (a Viewer.Key),
+// for hosts that end sessions outside a request. With a RequestScoped
+// store (a cookie) the ids live in the browser: use RevokeRequest. Errors
+// are those of RevokeRequest.
+func (k *Kit) RevokeViewer(ctx context.Context, key string) error {
+	return k.revokeKey(ctx, k.store, key)
+}
+
+// RevokeSubject revokes every session id minted for subject across all
+// host sessions, for OpenID Connect back-channel logout. It needs a store
+// that implements SubjectIndex and returns ErrNoSubjectIndex otherwise.
+func (k *Kit) RevokeSubject(ctx context.Context, subject string) error {
+	si, ok := k.store.(SubjectIndex)
+	if !ok {
+		return ErrNoSubjectIndex
+	}
+	ms, err := si.TakeSubject(context.WithoutCancel(ctx), subject)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrStore, err)
+	}
+	return k.revokeAll(ctx, ms)
+}
+
+// revokeKey takes every id under key from s and revokes them.
+func (k *Kit) revokeKey(ctx context.Context, s SessionStore, key string) error {
+	tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
+	ms, err := s.Take(tctx, key)
+	cancel()
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrStore, err)
+	}
+	return k.revokeAll(ctx, ms)
+}
+
+// revokeAll revokes ms, Config.RevokeConcurrency at a time, under its own
+// deadline, and queues the ones that fail. It returns an error only when
+// queueing failed.
+func (k *Kit) revokeAll(ctx context.Context, ms []Minted) error {
+	ms = k.live(ms)
+	if len(ms) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), k.revokeTimeout)
+	defer cancel()
+	failed := k.revokeBatch(ctx, ms)
+	if len(failed) == 0 {
+		return nil
+	}
+	if err := k.queue.Defer(ctx, failed); err != nil {
+		k.log.LogAttrs(ctx, slog.LevelError, "embedkit: could not queue failed revokes", slog.Int("count", len(failed)), slog.String("error", err.Error()))
+		return fmt.Errorf("middleware: queueing %d failed revokes: %w", len(failed), err)
+	}
+	k.reportDepth(ctx)
+	select {
+	case k.wake <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// live drops records past their ExpiresAt: nothing minted from them can
+// still be alive, so no revoke is needed.
+func (k *Kit) live(ms []Minted) []Minted {
+	now := k.now()
+	out := ms[:0:0]
+	for _, m := range ms {
+		if m.SessionID == "" {
+			continue
+		}
+		if !m.ExpiresAt.IsZero() && !now.Before(m.ExpiresAt) {
+			k.metrics.Revoke(OutcomeExpired, 0)
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// revokeBatch revokes ms concurrently and returns those that should be
+// tried again.
+func (k *Kit) revokeBatch(ctx context.Context, ms []Minted) []Minted {
+	var (
+		mu     sync.Mutex
+		failed []Minted
+		wg     sync.WaitGroup
+		sem    = make(chan struct{}, k.revokeConc)
+	)
+	for _, m := range ms {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			if !k.revokeOne(ctx, m) {
+				mu.Lock()
+				failed = append(failed, m)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return failed
+}
+
+// revokeOne revokes one id and reports whether it is done with (revoked,
+// or failed in a way no retry can fix).
+func (k *Kit) revokeOne(ctx context.Context, m Minted) bool {
+	start := k.now()
+	err := k.platform.RevokeSession(ctx, m.SessionID)
+	latency := k.now().Sub(start)
+	session := slog.String("session", embedkit.Redact(m.SessionID))
+	if err == nil {
+		k.metrics.Revoke(OutcomeOK, latency)
+		k.log.LogAttrs(ctx, slog.LevelInfo, "embedkit: session revoked", session, slog.String("outcome", string(OutcomeOK)), slog.Duration("latency", latency))
+		return true
+	}
+	if errors.Is(err, embedkit.ErrInvalidRequest) {
+		k.metrics.Revoke(OutcomeInvalid, latency)
+		k.log.LogAttrs(ctx, slog.LevelError, "embedkit: revoke not sent", session, slog.String("outcome", string(OutcomeInvalid)), slog.String("error", err.Error()))
+		return true
+	}
+	k.metrics.Revoke(OutcomeQueued, latency)
+	k.log.LogAttrs(ctx, slog.LevelWarn, "embedkit: revoke failed; queued for retry", session, slog.String("outcome", string(OutcomeQueued)), slog.Duration("latency", latency), slog.String("error", err.Error()))
+	return false
+}
+
+// reportDepth reports the retry queue's depth to Metrics.
+func (k *Kit) reportDepth(ctx context.Context) {
+	if n, err := k.queue.Pending(ctx); err == nil {
+		k.metrics.RevokeQueueDepth(n)
+	}
+}
+
+// FlushRevokes makes one attempt at every revoke queued now and returns
+// how many are still queued afterwards. Failures go back to the queue.
+// Run calls it; tests and shutdown code can call it directly.
+func (k *Kit) FlushRevokes(ctx context.Context) (pending int, err error) {
+	k.flushMu.Lock()
+	defer k.flushMu.Unlock()
+	n, err := k.queue.Pending(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("middleware: reading the revoke queue: %w", err)
+	}
+	var failed []Minted
+	var firstErr error
+	for taken := 0; taken < n; {
+		batch, err := k.queue.Due(ctx, min(retryBatch, n-taken))
+		if err != nil {
+			firstErr = fmt.Errorf("middleware: reading the revoke queue: %w", err)
+			break
+		}
+		if len(batch) == 0 {
+			break
+		}
+		taken += len(batch)
+		live := k.live(batch)
+		if len(live) == 0 {
+			continue
+		}
+		rctx, cancel := context.WithTimeout(ctx, k.revokeTimeout)
+		failed = append(failed, k.revokeBatch(rctx, live)...)
+		cancel()
+	}
+	if len(failed) > 0 {
+		if err := k.queue.Defer(context.WithoutCancel(ctx), failed); err != nil && firstErr == nil {
+			firstErr = fmt.Errorf("middleware: re-queueing %d revokes: %w", len(failed), err)
+		}
+	}
+	pending, err = k.queue.Pending(ctx)
+	if err != nil && firstErr == nil {
+		firstErr = fmt.Errorf("middleware: reading the revoke queue: %w", err)
+	}
+	k.metrics.RevokeQueueDepth(pending)
+	return pending, firstErr
+}
+
+// Run retries queued revokes until ctx is cancelled, then returns nil. It
+// waits Config.RetryBackoff between passes that leave revokes queued,
+// wakes up soon after a logout queues new ones, and looks at an idle queue
+// once a minute (a shared queue may be filled by another process). Start
+// it once per process:
+//
+//	go kit.Run(ctx)
+func (k *Kit) Run(ctx context.Context) error {
+	if !k.runMu.TryLock() {
+		return errors.New("middleware: Run is already running for this Kit")
+	}
+	defer k.runMu.Unlock()
+	failures := 0
+	delay := k.backoff(1)
+	timer := time.NewTimer(delay)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-k.wake:
+			if failures > 0 {
+				continue // the timer already waits out the backoff
+			}
+			timer.Reset(k.backoff(1))
+			continue
+		case <-timer.C:
+		}
+		pending, err := k.FlushRevokes(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		switch {
+		case err != nil || pending > 0:
+			failures++
+			if err != nil {
+				k.log.LogAttrs(ctx, slog.LevelWarn, "embedkit: revoke retry pass failed", slog.String("error", err.Error()))
+			}
+			timer.Reset(k.backoff(failures))
+		default:
+			failures = 0
+			timer.Reset(idlePoll)
+		}
+	}
+}
+
+// defaultBackoff waits 2s, 4s, 8s … up to 5 minutes, with up to 20%
+// jitter so that many processes do not retry in step.
+func defaultBackoff(failures int) time.Duration {
+	const base, limit = 2 * time.Second, 5 * time.Minute
+	d := base
+	for i := 1; i < failures && d < limit; i++ {
+		d *= 2
+	}
+	d = min(d, limit)
+	return d - time.Duration(rand.Int64N(int64(d)/5+1))
+}
+
+// memQueue is the in-process RevokeQueue used when the store has none. It
+// is lost on restart.
+type memQueue struct {
+	mu sync.Mutex
+	ms []Minted
+}
+
+// Defer appends ms.
+func (q *memQueue) Defer(_ context.Context, ms []Minted) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.ms = append(q.ms, ms...)
+	return nil
+}
+
+// Due removes and returns up to n records, oldest first.
+func (q *memQueue) Due(_ context.Context, n int) ([]Minted, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	n = min(n, len(q.ms))
+	out := append([]Minted(nil), q.ms[:n]...)
+	q.ms = append(q.ms[:0:0], q.ms[n:]...)
+	return out, nil
+}
+
+// Pending reports the number of queued records.
+func (q *memQueue) Pending(context.Context) (int, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.ms), nil
+}

@@ -1,0 +1,260 @@
+package middleware
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/embedkit/embedkit/embedkit"
+)
+
+// hostLogout is the host's own logout handler; it counts its runs.
+type hostLogout struct{ runs atomic.Int32 }
+
+func (h *hostLogout) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.runs.Add(1)
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+}
+
+// mintFor loads a frame n times for user and returns the ids minted.
+func mintFor(t *testing.T, tk *testKit, user string, n int) []string {
+	t.Helper()
+	before := len(tk.platform.mintedIDs())
+	for range n {
+		if w := serve(tk.FrameHandler(), request(http.MethodGet, "/embed/frame/sales", user)); w.Code != http.StatusSeeOther {
+			t.Fatalf("mint for %s: status %d", user, w.Code)
+		}
+	}
+	return tk.platform.mintedIDs()[before:]
+}
+
+func TestLogoutRevokesOnlyThatHostSession(t *testing.T) {
+	tk := newTestKit(t, nil)
+	ana := mintFor(t, tk, "ana", 3)
+	bob := mintFor(t, tk, "bob", 2)
+	next := &hostLogout{}
+	w := serve(tk.Logout(next), request(http.MethodPost, "/logout", "ana"))
+	if w.Code != http.StatusSeeOther || next.runs.Load() != 1 {
+		t.Fatalf("status %d, host logout ran %d times", w.Code, next.runs.Load())
+	}
+	revoked := tk.platform.revokedIDs()
+	slices.Sort(revoked)
+	slices.Sort(ana)
+	if !slices.Equal(revoked, ana) {
+		t.Errorf("revoked %d ids, want exactly ana's %d", len(revoked), len(ana))
+	}
+	for _, id := range bob {
+		if slices.Contains(revoked, id) {
+			t.Error("another user's session was revoked")
+		}
+	}
+	if tk.store.count((&Viewer{SessionKey: "hs-ana"}).Key()) != 0 {
+		t.Error("ana's ids are still in the store")
+	}
+}
+
+func TestLogoutMethodAndOrigin(t *testing.T) {
+	tk := newTestKit(t, nil)
+	mintFor(t, tk, "ana", 1)
+	tests := []struct {
+		name   string
+		req    func() *http.Request
+		status int
+	}{
+		{"GET", func() *http.Request { return request(http.MethodGet, "/logout", "ana") }, 405},
+		{"cross-site POST", func() *http.Request {
+			r := request(http.MethodPost, "/logout", "ana")
+			r.Header.Set("Sec-Fetch-Site", "cross-site")
+			return r
+		}, 403},
+		{"foreign Origin", func() *http.Request {
+			r := request(http.MethodPost, "http://host.example/logout", "ana")
+			r.Header.Del("Sec-Fetch-Site")
+			r.Header.Set("Origin", "https://evil.example")
+			return r
+		}, 403},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			next := &hostLogout{}
+			w := serve(tk.Logout(next), tt.req())
+			if w.Code != tt.status {
+				t.Fatalf("status %d, want %d", w.Code, tt.status)
+			}
+			if tt.status == 405 && w.Header().Get("Allow") != http.MethodPost {
+				t.Errorf("Allow = %q", w.Header().Get("Allow"))
+			}
+			if next.runs.Load() != 0 {
+				t.Error("host logout ran for a refused request")
+			}
+		})
+	}
+	if n := len(tk.platform.revokedIDs()); n != 0 {
+		t.Errorf("refused requests revoked %d sessions", n)
+	}
+}
+
+func TestLogoutWithoutViewerStillRunsNext(t *testing.T) {
+	tk := newTestKit(t, nil)
+	next := &hostLogout{}
+	serve(tk.Logout(next), request(http.MethodPost, "/logout", ""))
+	r := request(http.MethodPost, "/logout", "ana")
+	r.Header.Set("X-Broken", "1")
+	serve(tk.Logout(next), r)
+	if next.runs.Load() != 2 {
+		t.Errorf("host logout ran %d times, want 2", next.runs.Load())
+	}
+}
+
+func TestLogoutPlatformDownQueuesAndRetries(t *testing.T) {
+	metrics := &countingMetrics{}
+	tk := newTestKit(t, func(c *Config) { c.Metrics = metrics })
+	ids := mintFor(t, tk, "ana", 3)
+	tk.platform.setRevokeErr(&embedkit.APIError{StatusCode: 503})
+
+	next := &hostLogout{}
+	serve(tk.Logout(next), request(http.MethodPost, "/logout", "ana"))
+	if next.runs.Load() != 1 {
+		t.Fatal("host logout did not run while the platform was down")
+	}
+	if n, _ := tk.queue.Pending(context.Background()); n != 3 {
+		t.Fatalf("%d revokes queued, want 3", n)
+	}
+	if pending, err := tk.FlushRevokes(context.Background()); err != nil || pending != 3 {
+		t.Fatalf("flush while down: pending %d err %v", pending, err)
+	}
+
+	tk.platform.setRevokeErr(nil)
+	if pending, err := tk.FlushRevokes(context.Background()); err != nil || pending != 0 {
+		t.Fatalf("flush after recovery: pending %d err %v", pending, err)
+	}
+	revoked := tk.platform.revokedIDs()
+	slices.Sort(revoked)
+	slices.Sort(ids)
+	if !slices.Equal(revoked, ids) {
+		t.Errorf("revoked %d, want the 3 queued", len(revoked))
+	}
+	if metrics.depth.Load() != 0 || metrics.queued.Load() < 3 {
+		t.Errorf("metrics: depth %d queued %d", metrics.depth.Load(), metrics.queued.Load())
+	}
+}
+
+func TestQueuedRevokesExpire(t *testing.T) {
+	tk := newTestKit(t, nil)
+	mintFor(t, tk, "ana", 2)
+	tk.platform.setRevokeErr(errors.New("connection refused"))
+	if err := tk.RevokeViewer(context.Background(), (&Viewer{SessionKey: "hs-ana"}).Key()); err != nil {
+		t.Fatal(err)
+	}
+	tk.now = tk.now.Add(embedkit.SessionLifetime + embedkit.EmbedTokenLifetime + time.Second)
+	if pending, err := tk.FlushRevokes(context.Background()); err != nil || pending != 0 {
+		t.Fatalf("expired records still queued: pending %d err %v", pending, err)
+	}
+}
+
+func TestRunRetriesInTheBackground(t *testing.T) {
+	tk := newTestKit(t, func(c *Config) {
+		c.RetryBackoff = func(int) time.Duration { return time.Millisecond }
+	})
+	ids := mintFor(t, tk, "ana", 2)
+	tk.platform.setRevokeErr(errors.New("connection refused"))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- tk.Run(ctx) }()
+	if err := tk.RevokeViewer(context.Background(), (&Viewer{SessionKey: "hs-ana"}).Key()); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	tk.platform.setRevokeErr(nil)
+	deadline := time.Now().Add(5 * time.Second)
+	for len(tk.platform.revokedIDs()) < len(ids) && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Run: %v", err)
+	}
+	if got := len(tk.platform.revokedIDs()); got != len(ids) {
+		t.Errorf("background retrier revoked %d of %d", got, len(ids))
+	}
+}
+
+func TestRevokeSubject(t *testing.T) {
+	tk := newTestKit(t, nil)
+	first := mintFor(t, tk, "ana", 2)
+	r := request(http.MethodGet, "/embed/frame/sales", "ana")
+	r.Header.Set("X-Session", "second-login")
+	serve(tk.FrameHandler(), r)
+	mintFor(t, tk, "bob", 1)
+	if err := tk.RevokeSubject(context.Background(), "ana"); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(tk.platform.revokedIDs()); got != len(first)+1 {
+		t.Errorf("revoked %d, want all %d of ana's across host sessions", got, len(first)+1)
+	}
+
+	plain := newTestKit(t, func(c *Config) { c.Store = plainStore{newMapStore()} })
+	if err := plain.RevokeSubject(context.Background(), "ana"); !errors.Is(err, ErrNoSubjectIndex) {
+		t.Errorf("err = %v, want ErrNoSubjectIndex", err)
+	}
+}
+
+func TestRevokeSurvivesCancelledRequest(t *testing.T) {
+	tk := newTestKit(t, nil)
+	ids := mintFor(t, tk, "ana", 2)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the browser went away
+	r := request(http.MethodPost, "/logout", "ana").WithContext(ctx)
+	if err := tk.RevokeRequest(nil, r); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(tk.platform.revokedIDs()); got != len(ids) {
+		t.Errorf("revoked %d of %d with a cancelled request context", got, len(ids))
+	}
+}
+
+func TestRevokeStoreFailure(t *testing.T) {
+	tk := newTestKit(t, nil)
+	tk.store.takeErr = errors.New("redis down")
+	next := &hostLogout{}
+	serve(tk.Logout(next), request(http.MethodPost, "/logout", "ana"))
+	if next.runs.Load() != 1 {
+		t.Error("host logout did not run when the store failed")
+	}
+	if err := tk.RevokeViewer(context.Background(), "s:x"); !errors.Is(err, ErrStore) {
+		t.Errorf("err = %v, want ErrStore", err)
+	}
+}
+
+func TestDefaultBackoff(t *testing.T) {
+	prev := time.Duration(0)
+	for i := 1; i <= 12; i++ {
+		d := defaultBackoff(i)
+		if d <= 0 || d > 5*time.Minute {
+			t.Fatalf("backoff(%d) = %v", i, d)
+		}
+		if i <= 6 && d < prev/2 {
+			t.Errorf("backoff(%d) = %v shrank from %v", i, d, prev)
+		}
+		prev = d
+	}
+}
+
+// countingMetrics counts what the kit reports.
+type countingMetrics struct {
+	mints, revokes, queued atomic.Int32
+	depth                  atomic.Int32
+}
+
+func (m *countingMetrics) Mint(Outcome, time.Duration) { m.mints.Add(1) }
+func (m *countingMetrics) Revoke(o Outcome, _ time.Duration) {
+	m.revokes.Add(1)
+	if o == OutcomeQueued {
+		m.queued.Add(1)
+	}
+}
+func (m *countingMetrics) RevokeQueueDepth(n int) { m.depth.Store(int32(n)) }

@@ -1,0 +1,337 @@
+package middleware
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"net/mail"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/embedkit/embedkit/embedkit"
+)
+
+// ErrDenied is returned when the Policy refuses a viewer a target, for
+// example the creator-mode app for a tenant not allowed creator mode. A
+// Policy.Customize hook returns an error wrapping it to refuse; handlers
+// answer 403.
+var ErrDenied = errors.New("middleware: not allowed for this viewer")
+
+// ErrMisconfigured wraps every error that comes from the host's own
+// setup rather than from the viewer or the platform: a Policy that
+// produces an invalid request, a failing SecurityContextFunc. Handlers
+// answer 500 with a plain page and log the cause; nothing is sent to the
+// platform.
+var ErrMisconfigured = errors.New("middleware: embedding is misconfigured")
+
+// tenantPattern is the platform's rule for embed tenant names.
+var tenantPattern = regexp.MustCompile(`^[a-z][a-z0-9-]{0,34}[a-z0-9]$`)
+
+// Policy turns a Viewer into the generate-session request for a target.
+// Only DeploymentID is required. The zero value of every other field is
+// the conservative choice.
+//
+// Nothing a browser sends reaches the request: the Viewer comes from the
+// Identity, the Target from the host's registry.
+type Policy struct {
+	// DeploymentID is the deployment every session is for. Required.
+	DeploymentID int64
+
+	// GroupMap renames host groups to platform groups before the
+	// allow-list applies. A host group mapped to "" is dropped; a host
+	// group not in the map keeps its name.
+	GroupMap map[string]string
+	// AllowedGroups lists the platform groups that may be sent. nil sends
+	// every (renamed) group as is; an empty non-nil slice sends none. The
+	// platform fails the whole request for a group it does not know, so
+	// list here the groups that exist on it.
+	AllowedGroups []string
+	// KeepPlatformGroups leaves the groups field out of the request, so
+	// the platform keeps whatever memberships the user has there (for
+	// accounts whose groups are managed elsewhere). By default the kit
+	// sends the viewer's mapped groups on every mint, an empty list
+	// included, so a user who left a group at the host leaves it on the
+	// platform too.
+	KeepPlatformGroups bool
+
+	// AllowedAttributes lists the user attributes that may be sent, with
+	// the same rule as AllowedGroups: nil sends all of the viewer's
+	// attributes, an empty non-nil slice none. Attributes are sent sorted
+	// by name.
+	AllowedAttributes []string
+
+	// DefaultTenant is the embed tenant of a viewer whose Tenant is empty.
+	// Empty means the account's current tenant.
+	DefaultTenant string
+	// CreatorTenants are the embed tenants whose viewers may get
+	// creator-mode sessions: always for an app target, and for other
+	// targets when Viewer.CreatorMode is set. Anyone else gets a
+	// viewer-mode session, or ErrDenied for an app target.
+	CreatorTenants []string
+	// TenantGroups, when set, names the embed-tenant groups a creator-mode
+	// viewer is put in (shown in the creator-mode UI for sharing).
+	TenantGroups func(v *Viewer) []string
+	// DefineTenantGroups also sends a definition for each of those groups,
+	// so the platform creates any that are missing.
+	DefineTenantGroups bool
+
+	// SecurityContext is passed to the platform's data queries for every
+	// viewer.
+	SecurityContext map[string]any
+	// SecurityContextFunc, when set, adds viewer-specific keys over
+	// SecurityContext. An error fails the mint as ErrMisconfigured.
+	SecurityContextFunc func(v *Viewer) (map[string]any, error)
+
+	// OmitEmail leaves the viewer's email out of the request. An email
+	// that is not a bare address is always left out.
+	OmitEmail bool
+	// OmitProfile leaves the viewer's display name and picture out. A
+	// picture that is not an absolute http or https URL is always left
+	// out.
+	OmitProfile bool
+
+	// Settings are the default session settings; a Target's Settings
+	// override them key by key.
+	Settings *embedkit.EmbedSessionSettings
+	// Theme is the default embed theme; a Target's Theme replaces it.
+	Theme *embedkit.EmbedTheme
+	// BranchName, when set, makes the sessions query that branch's data
+	// model instead of production.
+	BranchName string
+
+	// Customize, when set, runs last and may change the request. An error
+	// wrapping ErrDenied refuses the viewer (403); any other error is a
+	// misconfiguration (500).
+	Customize func(v *Viewer, t Target, req *embedkit.GenerateSessionRequest) error
+}
+
+// check reports the first thing wrong with the static part of p.
+func (p *Policy) check() error {
+	if p.DeploymentID <= 0 {
+		return errors.New("middleware: Config.Policy.DeploymentID is required (the deployment to embed)")
+	}
+	if p.DefaultTenant != "" && !tenantPattern.MatchString(p.DefaultTenant) {
+		return fmt.Errorf("middleware: Config.Policy.DefaultTenant %q must match %s", p.DefaultTenant, tenantPattern)
+	}
+	for i, t := range p.CreatorTenants {
+		if !tenantPattern.MatchString(t) {
+			return fmt.Errorf("middleware: Config.Policy.CreatorTenants[%d] %q must match %s", i, t, tenantPattern)
+		}
+	}
+	return nil
+}
+
+// Request builds the generate-session request for viewer v and target t
+// and validates it. Errors wrap ErrDenied (the viewer may not have this
+// target) or ErrMisconfigured (the host's setup produced an invalid
+// request); the request is never sent by Request itself.
+func (p *Policy) Request(v *Viewer, t Target) (*embedkit.GenerateSessionRequest, error) {
+	if v == nil {
+		return nil, fmt.Errorf("%w: no viewer", ErrMisconfigured)
+	}
+	req := &embedkit.GenerateSessionRequest{
+		DeploymentID: p.DeploymentID,
+		ExternalID:   embedkit.NormalizeExternalID(v.Subject),
+		BranchName:   p.BranchName,
+	}
+	if !p.OmitEmail {
+		req.Email = bareAddress(v.Email)
+	}
+	if !p.OmitProfile {
+		prof := embedkit.EmbedUserProfile{DisplayName: strings.TrimSpace(v.DisplayName)}
+		if absoluteHTTPURL(v.Picture) {
+			prof.Picture = v.Picture
+		}
+		if prof != (embedkit.EmbedUserProfile{}) {
+			req.UserProfile = &prof
+		}
+	}
+
+	if !p.KeepPlatformGroups {
+		req.Groups = p.groups(v.Groups)
+	}
+	req.UserAttributes = p.attributes(v.Attributes)
+
+	tenant := strings.ToLower(strings.TrimSpace(v.Tenant))
+	if tenant == "" {
+		tenant = p.DefaultTenant
+	}
+	if tenant != "" && !tenantPattern.MatchString(tenant) {
+		return nil, fmt.Errorf("%w: the viewer's tenant does not match %s", ErrMisconfigured, tenantPattern)
+	}
+	req.EmbedTenantName = tenant
+
+	creatorAllowed := tenant != "" && slices.Contains(p.CreatorTenants, tenant)
+	switch {
+	case t.Kind == KindApp && !creatorAllowed:
+		return nil, fmt.Errorf("%w: the creator-mode app needs a tenant listed in Policy.CreatorTenants", ErrDenied)
+	case creatorAllowed && (t.Kind == KindApp || v.CreatorMode):
+		on := true
+		req.CreatorMode = &on
+		if p.TenantGroups != nil {
+			names := dedupe(p.TenantGroups(v))
+			req.TenantGroups = names
+			if p.DefineTenantGroups {
+				for _, n := range names {
+					req.TenantGroupDefinitions = append(req.TenantGroupDefinitions, embedkit.GroupDefinition{Name: n})
+				}
+			}
+		}
+	}
+
+	sc, err := p.securityContext(v)
+	if err != nil {
+		return nil, err
+	}
+	req.SecurityContext = sc
+	req.Settings = mergeSettings(p.Settings, t.Settings)
+	req.EmbedTheme = p.Theme
+	if t.Theme != nil {
+		req.EmbedTheme = t.Theme
+	}
+
+	if p.Customize != nil {
+		if err := p.Customize(v, t, req); err != nil {
+			if errors.Is(err, ErrDenied) {
+				return nil, err
+			}
+			return nil, fmt.Errorf("%w: Policy.Customize: %w", ErrMisconfigured, err)
+		}
+	}
+	if err := req.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrMisconfigured, err)
+	}
+	return req, nil
+}
+
+// groups maps host groups to the platform groups to send: renamed,
+// allow-listed, deduplicated and sorted. The result is never nil, so an
+// empty result clears memberships.
+func (p *Policy) groups(host []string) []string {
+	out := make([]string, 0, len(host))
+	for _, g := range host {
+		g = strings.TrimSpace(g)
+		if to, ok := p.GroupMap[g]; ok {
+			g = to
+		}
+		if g == "" {
+			continue
+		}
+		if p.AllowedGroups != nil && !slices.Contains(p.AllowedGroups, g) {
+			continue
+		}
+		out = append(out, g)
+	}
+	return dedupe(out)
+}
+
+// attributes turns the viewer's attributes into the request's list,
+// allow-listed and sorted by name.
+func (p *Policy) attributes(attrs map[string]any) []embedkit.UserAttributeInput {
+	if len(attrs) == 0 {
+		return nil
+	}
+	var out []embedkit.UserAttributeInput
+	for _, name := range slices.Sorted(maps.Keys(attrs)) {
+		if p.AllowedAttributes != nil && !slices.Contains(p.AllowedAttributes, name) {
+			continue
+		}
+		out = append(out, embedkit.UserAttributeInput{Name: name, Value: attrs[name]})
+	}
+	return out
+}
+
+// securityContext merges the static and the per-viewer security context
+// into a fresh map, or nil when both are empty.
+func (p *Policy) securityContext(v *Viewer) (map[string]any, error) {
+	var extra map[string]any
+	if p.SecurityContextFunc != nil {
+		var err error
+		extra, err = p.SecurityContextFunc(v)
+		if err != nil {
+			return nil, fmt.Errorf("%w: Policy.SecurityContextFunc: %w", ErrMisconfigured, err)
+		}
+	}
+	if len(p.SecurityContext) == 0 && len(extra) == 0 {
+		return nil, nil
+	}
+	sc := make(map[string]any, len(p.SecurityContext)+len(extra))
+	maps.Copy(sc, p.SecurityContext)
+	maps.Copy(sc, extra)
+	return sc, nil
+}
+
+// mergeSettings returns base with every non-nil key of over applied, as a
+// fresh value, or nil when both are nil.
+func mergeSettings(base, over *embedkit.EmbedSessionSettings) *embedkit.EmbedSessionSettings {
+	if base == nil && over == nil {
+		return nil
+	}
+	var out embedkit.EmbedSessionSettings
+	if base != nil {
+		out = *base
+	}
+	if over == nil {
+		return &out
+	}
+	pick := func(dst **bool, src *bool) {
+		if src != nil {
+			*dst = src
+		}
+	}
+	pick(&out.AllowAI, over.AllowAI)
+	pick(&out.ShowDashboardChat, over.ShowDashboardChat)
+	pick(&out.ShowWorkbookChat, over.ShowWorkbookChat)
+	pick(&out.ShowAIWidgets, over.ShowAIWidgets)
+	pick(&out.AllowChatWorkspaceAuthoring, over.AllowChatWorkspaceAuthoring)
+	pick(&out.ShowWorkbookShare, over.ShowWorkbookShare)
+	pick(&out.ShowDashboardSettings, over.ShowDashboardSettings)
+	pick(&out.ShowMemberNames, over.ShowMemberNames)
+	pick(&out.ShowGroupByCube, over.ShowGroupByCube)
+	if over.Locale != nil {
+		out.Locale = over.Locale
+	}
+	if over.Timezone != nil {
+		out.Timezone = over.Timezone
+	}
+	return &out
+}
+
+// dedupe returns the sorted distinct non-empty names, never nil.
+func dedupe(names []string) []string {
+	out := make([]string, 0, len(names))
+	for _, n := range names {
+		if n != "" {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// bareAddress returns s trimmed when it is a bare email address
+// ("a@example.com", not "A <a@example.com>"), and "" otherwise: the
+// platform rejects the whole request for a malformed address, so one is
+// left out rather than sent.
+func bareAddress(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" || len(s) > 254 {
+		return ""
+	}
+	a, err := mail.ParseAddress(s)
+	if err != nil || a.Name != "" || a.Address != s {
+		return ""
+	}
+	return s
+}
+
+// absoluteHTTPURL reports whether s is an absolute http or https URL.
+func absoluteHTTPURL(s string) bool {
+	if s == "" {
+		return false
+	}
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}

@@ -1,0 +1,186 @@
+package middleware
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strconv"
+
+	"github.com/embedkit/embedkit/embedkit"
+)
+
+// Kind is what a Target embeds.
+type Kind string
+
+// The kinds of embed.
+const (
+	// KindDashboard is a published dashboard, by public id.
+	KindDashboard Kind = "dashboard"
+	// KindApp is the creator-mode app; its sessions are creator-mode
+	// sessions, so the viewer's tenant must be allowed creator mode.
+	KindApp Kind = "app"
+	// KindChat is the analytics chat.
+	KindChat Kind = "chat"
+)
+
+// PublicIDPattern is what a dashboard public id must look like, in a
+// Target and in a frame path.
+var PublicIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$`)
+
+// Target describes one embed: what it shows and how. Only the host sets
+// a Target; the browser can at most name a registered one.
+type Target struct {
+	// Kind is what to embed. Required.
+	Kind Kind
+	// PublicID is the dashboard's public id (KindDashboard only).
+	PublicID string
+	// DeploymentPath selects the deployment-scoped dashboard URL,
+	// /embed/d/{deploymentId}/dashboard/{publicId}, instead of
+	// /embed/dashboard/{publicId} (KindDashboard only).
+	DeploymentPath bool
+
+	// Chrome sets the URL switches of the embedded page.
+	Chrome Chrome
+
+	// Settings override the Policy's Settings key by key: a non-nil field
+	// here wins. They are signed into the embed token.
+	Settings *embedkit.EmbedSessionSettings
+	// Theme, when set, replaces the Policy's Theme.
+	Theme *embedkit.EmbedTheme
+
+	// Locale, when set, is the locale of this embed whatever the viewer or
+	// browser prefers; it must be one of Config.Locales.
+	Locale string
+	// TimeZone, when set, is the IANA time zone of this embed whatever the
+	// viewer prefers.
+	TimeZone string
+}
+
+// Chrome are the page switches the platform reads from the iframe URL
+// (they cannot be signed into a session). The zero value keeps the
+// platform's defaults. Each switch applies to the kinds named.
+type Chrome struct {
+	// AllowExport enables CSV, PNG and PDF downloads (dashboard; the
+	// account's data-download switch outranks it).
+	AllowExport bool
+
+	// HideDashboardHeader hides the whole header (dashboard).
+	HideDashboardHeader bool
+	// HideDashboardExportMenu hides the export menu (dashboard).
+	HideDashboardExportMenu bool
+	// HideDashboardBackButton hides the back button (dashboard).
+	HideDashboardBackButton bool
+	// HideDashboardTitle hides the title (dashboard).
+	HideDashboardTitle bool
+	// HideDashboardEditButton hides the edit button (dashboard).
+	HideDashboardEditButton bool
+	// HideDashboardDuplicateButton hides the duplicate button (dashboard).
+	HideDashboardDuplicateButton bool
+
+	// HideWorkbookBackButton hides the workbook back button (app).
+	HideWorkbookBackButton bool
+
+	// HideNewChat hides the new-chat button (chat).
+	HideNewChat bool
+	// HideChatInput hides the chat input (chat).
+	HideChatInput bool
+	// HideChatHistory hides the chat history (chat).
+	HideChatHistory bool
+}
+
+// chromeSwitch is one Chrome field as a URL parameter.
+type chromeSwitch struct {
+	on    bool
+	param string
+	value string
+	kind  Kind
+}
+
+// switches lists c's fields with their URL parameter, literal value and
+// the kind they apply to.
+func (c Chrome) switches() []chromeSwitch {
+	return []chromeSwitch{
+		{c.AllowExport, "allowExport", "true", KindDashboard},
+		{c.HideDashboardHeader, "showDashboardHeader", "false", KindDashboard},
+		{c.HideDashboardExportMenu, "showDashboardExportMenu", "false", KindDashboard},
+		{c.HideDashboardBackButton, "showDashboardBackButton", "false", KindDashboard},
+		{c.HideDashboardTitle, "showDashboardTitle", "false", KindDashboard},
+		{c.HideDashboardEditButton, "showDashboardEditButton", "false", KindDashboard},
+		{c.HideDashboardDuplicateButton, "showDashboardDuplicateButton", "false", KindDashboard},
+		{c.HideWorkbookBackButton, "showWorkbookBackButton", "false", KindApp},
+		{c.HideNewChat, "showNewChat", "false", KindChat},
+		{c.HideChatInput, "showChatInput", "false", KindChat},
+		{c.HideChatHistory, "showChatHistory", "false", KindChat},
+	}
+}
+
+// check reports the first thing wrong with t, as a field path below the
+// target (".Kind is required").
+func (t Target) check() error {
+	switch t.Kind {
+	case KindDashboard:
+		if !PublicIDPattern.MatchString(t.PublicID) {
+			return fmt.Errorf(".PublicID must match %s", PublicIDPattern)
+		}
+	case KindApp, KindChat:
+		if t.PublicID != "" || t.DeploymentPath {
+			return fmt.Errorf(".PublicID and .DeploymentPath apply to %s targets only", KindDashboard)
+		}
+	case "":
+		return errors.New(".Kind is required (KindDashboard, KindApp or KindChat)")
+	default:
+		return fmt.Errorf(".Kind %q is not KindDashboard, KindApp or KindChat", string(t.Kind))
+	}
+	for _, s := range t.Chrome.switches() {
+		if s.on && s.kind != t.Kind {
+			return fmt.Errorf(".Chrome switch %s applies to %s targets only", s.param, s.kind)
+		}
+	}
+	return nil
+}
+
+// canonicalRef is the frame path of t below the frame prefix.
+func (t Target) canonicalRef() string {
+	if t.Kind == KindDashboard {
+		return "dashboard/" + t.PublicID
+	}
+	return string(t.Kind)
+}
+
+// iframeURL returns the platform URL that loads t with sessionID.
+// locale and timeZone are left out when empty.
+func (k *Kit) iframeURL(t Target, sessionID, locale, timeZone string) string {
+	u := *k.platformURL
+	base := u.Path
+	dep := strconv.FormatInt(k.policy.DeploymentID, 10)
+	q := url.Values{}
+	switch t.Kind {
+	case KindDashboard:
+		if t.DeploymentPath {
+			u.Path = base + "/embed/d/" + dep + "/dashboard/" + t.PublicID
+		} else {
+			u.Path = base + "/embed/dashboard/" + t.PublicID
+		}
+		q.Set("session", sessionID)
+	case KindApp:
+		u.Path = base + "/embed/d/" + dep + "/app"
+		q.Set("session", sessionID)
+	case KindChat:
+		u.Path = base + "/embed/chat"
+		q.Set("sessionId", sessionID)
+	}
+	if locale != "" {
+		q.Set("locale", locale)
+	}
+	if timeZone != "" {
+		q.Set("timezone", timeZone)
+	}
+	for _, s := range t.Chrome.switches() {
+		if s.on {
+			q.Set(s.param, s.value)
+		}
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
+}
