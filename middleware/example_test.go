@@ -1,0 +1,187 @@
+package middleware_test
+
+import (
+	"fmt"
+	"html/template"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"strings"
+
+	"github.com/embedkit/embedkit/adapters/memstore"
+	"github.com/embedkit/embedkit/embedkit"
+	"github.com/embedkit/embedkit/embedkit/emulator"
+	"github.com/embedkit/embedkit/middleware"
+)
+
+// startPlatform runs the platform emulator, standing in for the real
+// platform, and returns its URL and a client for it.
+func startPlatform() (string, *embedkit.Client, func()) {
+	em, err := emulator.New(nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv := httptest.NewServer(em)
+	client, err := embedkit.New(srv.URL, "ek_dev_only_admin_all")
+	if err != nil {
+		log.Fatal(err)
+	}
+	return srv.URL, client, srv.Close
+}
+
+// hostSession stands in for the host's own login session: here the
+// user name in a header. Real hosts use an Identity from adapters/.
+var hostSession = middleware.IdentityFunc(func(r *http.Request) (*middleware.Viewer, error) {
+	user := r.Header.Get("X-Demo-User")
+	if user == "" {
+		return nil, middleware.ErrNoViewer
+	}
+	return &middleware.Viewer{Subject: user, SessionKey: "login-of-" + user, Groups: []string{"sales", "emea"}}, nil
+})
+
+// The whole setup: where the viewer comes from, how the viewer maps to a
+// session, where minted ids are kept, then the handlers.
+func Example() {
+	platformURL, client, stop := startPlatform()
+	defer stop()
+
+	kit, err := middleware.New(middleware.Config{
+		Platform:    client,
+		Identity:    hostSession,
+		Store:       memstore.New(),
+		Policy:      middleware.Policy{DeploymentID: 1, AllowedGroups: []string{"sales", "emea"}},
+		PlatformURL: platformURL,
+		Targets:     map[string]middleware.Target{"sales": {Kind: middleware.KindDashboard, PublicID: "sales-overview"}},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/embed/frame/", kit.FrameHandler())
+	mux.Handle("/embed/session", kit.SessionHandler())
+	mux.Handle("/embed/host.js", kit.HostScript())
+	mux.Handle("/logout", kit.Logout(http.RedirectHandler("/", http.StatusSeeOther)))
+	host := httptest.NewServer(middleware.SecurityHeaders(kit.PlatformOrigin(), middleware.HeaderOptions{})(mux))
+	defer host.Close()
+
+	// The browser loads <iframe src="/embed/frame/sales">.
+	req, _ := http.NewRequest(http.MethodGet, host.URL+"/embed/frame/sales", nil)
+	req.Header.Set("X-Demo-User", "ana")
+	resp, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
+	if err != nil {
+		log.Fatal(err)
+	}
+	resp.Body.Close()
+	loc, _ := url.Parse(resp.Header.Get("Location"))
+	fmt.Println(resp.StatusCode, loc.Path, loc.Query().Has("session"))
+	// Output: 303 /embed/dashboard/sales-overview true
+}
+
+// exampleKit is the Kit of Example, for the examples below.
+func exampleKit(platformURL string, client *embedkit.Client) *middleware.Kit {
+	kit, err := middleware.New(middleware.Config{
+		Platform:    client,
+		Identity:    hostSession,
+		Store:       memstore.New(),
+		Policy:      middleware.Policy{DeploymentID: 1, AllowedGroups: []string{"sales", "emea"}},
+		PlatformURL: platformURL,
+		Targets:     map[string]middleware.Target{"sales": {Kind: middleware.KindDashboard, PublicID: "sales-overview"}},
+		Locales:     []string{"en-US", "de-DE"},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	return kit
+}
+
+// A server-rendered page puts the platform URL in the iframe directly.
+// The URL works once, within five minutes; FrameHandler as the src is
+// the better choice when pages can be reloaded.
+func ExampleKit_FrameURL() {
+	platformURL, client, stop := startPlatform()
+	defer stop()
+	kit := exampleKit(platformURL, client)
+	page := template.Must(template.New("page").Parse(`<iframe src="{{.}}" data-embedkit></iframe>`))
+
+	report := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		target, _ := kit.Target("sales")
+		src, err := kit.FrameURL(w, r, target)
+		if err != nil {
+			status, _ := middleware.ErrorStatus(err)
+			http.Error(w, http.StatusText(status), status)
+			return
+		}
+		_ = page.Execute(w, src)
+	})
+
+	r := httptest.NewRequest(http.MethodGet, "/reports/sales", nil)
+	r.Header.Set("X-Demo-User", "ana")
+	r.Header.Set("Accept-Language", "de-AT, en;q=0.5")
+	w := httptest.NewRecorder()
+	report.ServeHTTP(w, r)
+	body := w.Body.String()
+	fmt.Println(w.Code, strings.Contains(body, platformURL+"/embed/dashboard/sales-overview?"), strings.Contains(body, "locale=de-DE"))
+	// Output: 200 true true
+}
+
+// The frame endpoint as the iframe src: every load mints a new session,
+// so a reload or a second tab works.
+func ExampleKit_FrameHandler() {
+	platformURL, client, stop := startPlatform()
+	defer stop()
+	kit := exampleKit(platformURL, client)
+
+	seen := map[string]bool{}
+	for range 2 {
+		r := httptest.NewRequest(http.MethodGet, "/embed/frame/sales?timezone=Europe/Berlin", nil)
+		r.Header.Set("X-Demo-User", "ana")
+		w := httptest.NewRecorder()
+		kit.FrameHandler().ServeHTTP(w, r)
+		loc, _ := url.Parse(w.Header().Get("Location"))
+		seen[loc.Query().Get("session")] = true
+		fmt.Println(w.Code, w.Header().Get("Cache-Control"), loc.Query().Get("timezone"))
+	}
+	fmt.Println("distinct sessions:", len(seen))
+	// Output:
+	// 303 no-store Europe/Berlin
+	// 303 no-store Europe/Berlin
+	// distinct sessions: 2
+}
+
+// A single-page app asks the JSON endpoint for a session; the body names
+// a registered target and nothing else.
+func ExampleKit_SessionHandler() {
+	platformURL, client, stop := startPlatform()
+	defer stop()
+	kit := exampleKit(platformURL, client)
+
+	r := httptest.NewRequest(http.MethodPost, "/embed/session", strings.NewReader(`{"target": "sales"}`))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Sec-Fetch-Site", "same-origin")
+	r.Header.Set("X-Demo-User", "ana")
+	w := httptest.NewRecorder()
+	kit.SessionHandler().ServeHTTP(w, r)
+	fmt.Println(w.Code, w.Header().Get("Content-Type"))
+	body := w.Body.String()
+	for _, field := range []string{`"url"`, `"sessionId"`, `"expiresAt"`} {
+		fmt.Println(field, strings.Contains(body, field))
+	}
+	// Output:
+	// 200 application/json
+	// "url" true
+	// "sessionId" true
+	// "expiresAt" true
+}
+
+// SecurityHeaders composes with a policy the host already has.
+func ExampleSecurityHeaders() {
+	h := middleware.SecurityHeaders("https://acme.example.com", middleware.HeaderOptions{
+		BaseCSP: "script-src 'self' https://cdn.example.com",
+	})(http.NotFoundHandler())
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/", nil))
+	fmt.Fprintln(os.Stdout, w.Header().Get("Content-Security-Policy"))
+	// Output: script-src 'self' https://cdn.example.com; default-src 'self'; frame-src 'self' https://acme.example.com; frame-ancestors 'self'
+}
