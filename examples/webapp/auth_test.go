@@ -15,6 +15,7 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -80,7 +81,7 @@ type harness struct {
 	idpSrv  *httptest.Server
 	appSrv  *httptest.Server
 	auth    *Auth
-	store   *sessions.CookieStore
+	store   sessions.Store
 	browser *http.Client
 
 	tokenCalls atomic.Int32
@@ -103,7 +104,9 @@ type harnessOptions struct {
 	idp func(t *testing.T, issuer, appURL string, clk *clock) http.Handler
 	// plainErrors keeps Auth's default ErrorPage.
 	plainErrors bool
-	onLogin     func(w http.ResponseWriter, r *http.Request, tok *oidc.IDToken, claims map[string]any) error
+	// store replaces the default cookie store.
+	store   sessions.Store
+	onLogin func(w http.ResponseWriter, r *http.Request, tok *oidc.IDToken, claims map[string]any) error
 }
 
 func devIdP(t *testing.T, issuer, appURL string, clk *clock) http.Handler {
@@ -166,8 +169,12 @@ func newHarness(t *testing.T, opts harnessOptions) *harness {
 	h.idpSrv.Start()
 	t.Cleanup(h.idpSrv.Close)
 
-	h.store = sessions.NewCookieStore([]byte("0123456789abcdef0123456789abcdef"), []byte("fedcba9876543210fedcba9876543210"))
-	h.store.Options = &sessions.Options{Path: "/", MaxAge: 3600, HttpOnly: true, SameSite: http.SameSiteLaxMode}
+	h.store = opts.store
+	if h.store == nil {
+		cs := sessions.NewCookieStore([]byte("0123456789abcdef0123456789abcdef"), []byte("fedcba9876543210fedcba9876543210"))
+		cs.Options = &sessions.Options{Path: "/", MaxAge: 3600, HttpOnly: true, SameSite: http.SameSiteLaxMode}
+		h.store = cs
+	}
 	cfg := AuthConfig{
 		Issuer:       issuer,
 		ClientID:     testClientID,
@@ -690,6 +697,49 @@ func TestLoginReplacesSession(t *testing.T) {
 	second := h.me(t, c)
 	if second["sub"] != "ben" || second[SessionKeyValue] == first[SessionKeyValue] {
 		t.Errorf("second login: %v, want sub ben and a new session key", second)
+	}
+}
+
+// With a server-side store, the pre-login record is deleted and the
+// session gets a new id.
+func TestLoginReplacesServerSideSession(t *testing.T) {
+	dir := t.TempDir()
+	fs := sessions.NewFilesystemStore(dir, []byte("0123456789abcdef0123456789abcdef"))
+	fs.Options = &sessions.Options{Path: "/", MaxAge: 3600, HttpOnly: true, SameSite: http.SameSiteLaxMode}
+	h := newHarness(t, harnessOptions{store: fs})
+	files := func() []string {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		return names
+	}
+	resp, _ := h.get(t, h.browser, "/seed")
+	planted := setCookieNamed(resp, sessionName)
+	before := files()
+	if len(before) != 1 || planted == nil {
+		t.Fatalf("after seeding: files %v, cookie %v", before, planted)
+	}
+	if _, resp, body := h.login(t, h.browser, "ana", "ana-dev-pass", "/"); resp.StatusCode != http.StatusFound {
+		t.Fatalf("login: %d %s", resp.StatusCode, body)
+	}
+	after := files()
+	if len(after) != 1 || after[0] == before[0] {
+		t.Errorf("session files before %v, after %v: want the old record replaced by one new record (login cookie record gone too)", before, after)
+	}
+	me := h.me(t, h.browser)
+	if me["sub"] != "ana" || me["pre"] != "" {
+		t.Errorf("session after login = %v", me)
+	}
+	other := newBrowser()
+	app, _ := url.Parse(h.appSrv.URL)
+	other.Jar.SetCookies(app, []*http.Cookie{{Name: sessionName, Value: planted.Value}})
+	if resp, body := h.get(t, other, "/me"); resp.StatusCode == http.StatusOK && strings.Contains(body, "ana") {
+		t.Errorf("the pre-login session id reaches the login: %s", body)
 	}
 }
 
