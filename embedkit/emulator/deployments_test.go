@@ -115,10 +115,10 @@ func TestMetadataToken(t *testing.T) {
 		t.Errorf("expires_at %s", out.Data.ExpiresAt)
 	}
 	for body, msg := range map[string]string{
-		``:                                          "security_context: is required",
-		`{"security_context":null}`:                 "security_context: is required",
-		`{"security_context":[]}`:                   "security_context: must be an object",
-		`{"security_context":{},"expires_in":0}`:    "expires_in",
+		``:                                       "security_context: is required",
+		`{"security_context":null}`:              "security_context: is required",
+		`{"security_context":[]}`:                "security_context: must be an object",
+		`{"security_context":{},"expires_in":0}`: "expires_in",
 		`{"security_context":{},"expires_in":"60"}`: "expires_in: must be an integer",
 		`{"security_context":{},"scope":"x"}`:       "scope: unknown field",
 	} {

@@ -451,7 +451,6 @@ type statusError struct {
 
 func (e *statusError) Error() string { return e.msg }
 
-
 // mintSession applies the stateful rules and, when every one passes,
 // provisions the user, upserts the catalogs and stores the session. It
 // changes nothing when it fails.

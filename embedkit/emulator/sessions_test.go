@@ -182,7 +182,7 @@ func TestGenerateSessionValidation(t *testing.T) {
 func TestGenerateSessionExactMessages(t *testing.T) {
 	e := setup(t)
 	cases := map[string]string{
-		`{"deploymentId":1,"externalId":"u","groups":["ghosts","zombies"]}`:                   "Groups with names ghosts, zombies not found",
+		`{"deploymentId":1,"externalId":"u","groups":["ghosts","zombies"]}`:                  "Groups with names ghosts, zombies not found",
 		`{"deploymentId":1,"externalId":"u","userAttributes":[{"name":"shoe","value":"x"}]}`: "User attributes not found",
 	}
 	for body, want := range cases {
