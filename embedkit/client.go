@@ -51,6 +51,8 @@ type Client struct {
 	now         func() time.Time
 	pollMin     time.Duration
 	pollMax     time.Duration
+	// sleep waits between retries and polls; tests replace it.
+	sleep func(ctx context.Context, d time.Duration) error
 }
 
 // Option configures a Client in New.
@@ -195,6 +197,7 @@ func New(baseURL, apiKey string, opts ...Option) (*Client, error) {
 		now:         time.Now,
 		pollMin:     500 * time.Millisecond,
 		pollMax:     5 * time.Second,
+		sleep:       sleepCtx,
 	}
 	for _, opt := range opts {
 		if opt == nil {
@@ -260,14 +263,17 @@ func defaultHTTPClient() *http.Client {
 	return &http.Client{Transport: tr, Timeout: defaultClientTimeout, CheckRedirect: noSecretRedirect}
 }
 
-// noSecretRedirect refuses redirects to another host (net/http would drop
-// the Authorization header anyway) and caps the chain.
+// errRedirect marks a redirect the Client refused; it is not retried.
+var errRedirect = errors.New("embedkit: redirect refused")
+
+// noSecretRedirect refuses redirects to another origin (net/http would
+// drop the Authorization header anyway) and caps the chain.
 func noSecretRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) >= 5 {
-		return errors.New("embedkit: too many redirects")
+		return fmt.Errorf("%w: more than 5 redirects", errRedirect)
 	}
-	if req.URL.Host != via[0].URL.Host || (via[0].URL.Scheme == "https" && req.URL.Scheme != "https") {
-		return errors.New("embedkit: refusing redirect to another origin")
+	if req.URL.Host != via[0].URL.Host || req.URL.Scheme != via[0].URL.Scheme {
+		return fmt.Errorf("%w: redirect to another origin", errRedirect)
 	}
 	return nil
 }
@@ -529,7 +535,7 @@ func (c *Client) send(req *http.Request, cl call) (*http.Response, []byte, error
 		if !fitsDeadline(ctx, delay) {
 			return lastResp, nil, lastErr
 		}
-		if err := sleepCtx(ctx, delay); err != nil {
+		if err := c.sleep(ctx, delay); err != nil {
 			return lastResp, nil, c.transportError(method, path, err, cl)
 		}
 	}

@@ -183,7 +183,7 @@ func (c *Client) WaitDashboardExport(ctx context.Context, deploymentID int64, jo
 				wait = max(left, 0)
 			}
 		}
-		if err := sleepCtx(ctx, wait); err != nil {
+		if err := c.sleep(ctx, wait); err != nil {
 			return nil, fmt.Errorf("embedkit: waiting for dashboard export %s: %w", jobID, err)
 		}
 		delay = min(delay*3/2+1, c.pollMax)

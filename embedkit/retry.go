@@ -2,6 +2,7 @@ package embedkit
 
 import (
 	"context"
+	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"math/rand/v2"
@@ -140,13 +141,14 @@ func DefaultCheckRetry(ctx context.Context, idempotent bool, resp *http.Response
 		return false
 	}
 	if err != nil {
-		if errors.Is(err, context.Canceled) || errors.Is(err, ErrCircuitOpen) {
+		if errors.Is(err, context.Canceled) || errors.Is(err, ErrCircuitOpen) || errors.Is(err, errRedirect) {
 			return false
 		}
-		var certErr *x509.UnknownAuthorityError
+		var verifyErr *tls.CertificateVerificationError
+		var authErr x509.UnknownAuthorityError
 		var hostErr x509.HostnameError
 		var invalidErr x509.CertificateInvalidError
-		if errors.As(err, &certErr) || errors.As(err, &hostErr) || errors.As(err, &invalidErr) {
+		if errors.As(err, &verifyErr) || errors.As(err, &authErr) || errors.As(err, &hostErr) || errors.As(err, &invalidErr) {
 			return false
 		}
 		if idempotent {
