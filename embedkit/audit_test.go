@@ -1,0 +1,278 @@
+package embedkit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestExportAuditLog(t *testing.T) {
+	c, mux, _ := setup(t)
+	mux.HandleFunc("GET /api/v1/audit-logs/export", func(w http.ResponseWriter, r *http.Request) {
+		testHeader(t, r, "Authorization", "Bearer "+testKey)
+		testQuery(t, r, "end=2024-02-01T12%3A30%3A00Z&eventName=Logged+in&search=deploy&start=2024-01-01&userEmail=a%40example.com")
+		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+		w.Header().Set("Content-Disposition", `attachment; filename="../../etc/audit-2024.csv"`)
+		io.WriteString(w, "\ufefftimestamp,user email,event name\n2024-01-01T00:00:00Z,a@example.com,Logged in\n\"2024-01-02T00:00:00Z\",\"b@example.com\",\"Created, \"\"x\"\"\"\nshort\n")
+	})
+	log, err := c.ExportAuditLog(context.Background(), AuditLogOptions{
+		Start:     time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC),
+		End:       time.Date(2024, 2, 1, 12, 30, 0, 0, time.UTC),
+		Search:    "deploy",
+		EventName: "Logged in",
+		UserEmail: "a@example.com",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	if got := strings.Join(log.Header(), "|"); got != "timestamp|user email|event name" {
+		t.Errorf("header = %q", got)
+	}
+	if log.Filename() != "audit-2024.csv" {
+		t.Errorf("filename = %q", log.Filename())
+	}
+	row, err := log.Read()
+	if err != nil || row[2] != "Logged in" {
+		t.Fatalf("row 1 = %q, %v", row, err)
+	}
+	var rows [][]string
+	for r, err := range log.Rows() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, r)
+	}
+	if len(rows) != 2 || rows[0][2] != `Created, "x"` || rows[1][0] != "short" {
+		t.Errorf("rows = %q", rows)
+	}
+	if _, err := log.Read(); err != io.EOF {
+		t.Errorf("after the end: %v", err)
+	}
+	if err := log.Close(); err != nil {
+		t.Error(err)
+	}
+	if err := log.Close(); err != nil {
+		t.Error("second Close:", err)
+	}
+}
+
+func TestExportAuditLogEdgeCases(t *testing.T) {
+	c, mux, _ := setup(t, WithRetry(RetryPolicy{MaxAttempts: 1}))
+	body := ""
+	ctype := "text/csv"
+	status := 200
+	mux.HandleFunc("GET /api/v1/audit-logs/export", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", ctype)
+		w.WriteHeader(status)
+		io.WriteString(w, body)
+	})
+	ctx := context.Background()
+
+	// Empty export: no header, EOF at once, default filename.
+	log, err := c.ExportAuditLog(ctx, AuditLogOptions{})
+	if err != nil || log.Header() != nil || log.Filename() != "audit-log.csv" {
+		t.Fatalf("empty: %v %v", log, err)
+	}
+	if _, err := log.Read(); err != io.EOF {
+		t.Error(err)
+	}
+	log.Close()
+
+	// A malformed row is an error naming the operation; Rows yields it once.
+	body = "a,b\n\"unterminated\n"
+	log, err = c.ExportAuditLog(ctx, AuditLogOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, err := range log.Rows() {
+		n++
+		if err == nil || !strings.Contains(err.Error(), "reading audit log") {
+			t.Errorf("err = %v", err)
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d yields", n)
+	}
+	log.Close()
+
+	// A malformed header.
+	body = "\"a\"b\n"
+	if _, err := c.ExportAuditLog(ctx, AuditLogOptions{}); err == nil {
+		t.Error("bad header accepted")
+	}
+
+	// An HTML page instead of a file.
+	body, ctype = "<html><body>Sign in</body></html>", "text/html"
+	if _, err := c.ExportAuditLog(ctx, AuditLogOptions{}); !errors.Is(err, ErrUnexpectedResponse) || !strings.Contains(err.Error(), "Sign in") {
+		t.Errorf("html: %v", err)
+	}
+
+	// 403 without the permission.
+	body, ctype, status = `{"error":"AuditLogManage required"}`, "application/json", 403
+	if _, err := c.ExportAuditLog(ctx, AuditLogOptions{}); !errors.Is(err, ErrForbidden) {
+		t.Errorf("403: %v", err)
+	}
+
+	// Options are validated.
+	if _, err := c.ExportAuditLog(ctx, AuditLogOptions{UserEmail: "not an email"}); !errors.Is(err, ErrInvalidRequest) {
+		t.Errorf("bad email: %v", err)
+	}
+}
+
+func TestAttachmentName(t *testing.T) {
+	tests := map[string]string{
+		``:                                         "",
+		`attachment; filename="a.csv"`:             "a.csv",
+		`attachment; filename="..\\..\\x.csv"`:     "x.csv",
+		`attachment; filename="/"`:                 "",
+		`attachment; filename=".."`:                "",
+		`attachment; filename*=UTF-8''r%C3%A9.csv`: "ré.csv",
+		`attachment; filename="a` + "\x01" + `b"`:  "ab",
+		`garbage;;`:                                "",
+	}
+	for in, want := range tests {
+		if got := attachmentName(in); got != want {
+			t.Errorf("attachmentName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestIsoDate(t *testing.T) {
+	if got := isoDate(time.Date(2024, 3, 4, 0, 0, 0, 0, time.UTC)); got != "2024-03-04" {
+		t.Error(got)
+	}
+	loc := time.FixedZone("x", 3600)
+	if got := isoDate(time.Date(2024, 3, 4, 1, 0, 0, 0, loc)); got != "2024-03-04" {
+		t.Error(got)
+	}
+	if got := isoDate(time.Date(2024, 3, 4, 0, 0, 0, 0, loc)); got != "2024-03-04T00:00:00+01:00" {
+		t.Error(got)
+	}
+}
+
+// csvSource generates an audit CSV of about size bytes without holding
+// it in memory.
+type csvSource struct {
+	row     int
+	size    int64
+	written int64
+	pending []byte
+}
+
+func (s *csvSource) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		if len(s.pending) == 0 {
+			if s.written >= s.size {
+				break
+			}
+			s.row++
+			s.pending = fmt.Appendf(nil, "2024-01-01T00:00:%02dZ,user%d@example.com,Logged in,deployment %d,\"attrs, with comma\"\n", s.row%60, s.row, s.row%7)
+		}
+		k := copy(p[n:], s.pending)
+		s.pending = s.pending[k:]
+		n += k
+		s.written += int64(k)
+	}
+	if n == 0 {
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+// TestAuditLogStreams: a large export is read row by row while the
+// server is still sending. The server sends the header and a first chunk,
+// then waits until the client has read those rows before sending the
+// rest: a client that buffered the whole body would never see a row and
+// the test would time out.
+func TestAuditLogStreams(t *testing.T) {
+	size := int64(50 << 20)
+	if testing.Short() || raceEnabled {
+		size = 8 << 20
+	}
+	c, mux, _ := setup(t)
+	firstRowsRead := make(chan struct{})
+	const firstChunkRows = 100
+	var sent atomic.Int64
+	mux.HandleFunc("GET /api/v1/audit-logs/export", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/csv")
+		io.WriteString(w, "timestamp,user email,event name,deployment,attributes\n")
+		src := &csvSource{size: size}
+		for range firstChunkRows {
+			src.pending = nil
+			src.row++
+			fmt.Fprintf(w, "2024-01-01T00:00:00Z,user%d@example.com,Logged in,d,x\n", src.row)
+		}
+		w.(http.Flusher).Flush()
+		select {
+		case <-firstRowsRead:
+		case <-time.After(20 * time.Second):
+			t.Error("the client did not read the first rows before the rest was sent: it buffers")
+			return
+		}
+		n, _ := io.Copy(w, src)
+		sent.Store(n)
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	log, err := c.ExportAuditLog(ctx, AuditLogOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	if len(log.Header()) != 5 {
+		t.Fatalf("header = %q", log.Header())
+	}
+	rows := 0
+	for row, err := range log.Rows() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows++
+		if rows == firstChunkRows {
+			close(firstRowsRead)
+		}
+		if len(row) != 5 {
+			t.Fatalf("row %d has %d fields", rows, len(row))
+		}
+	}
+	if rows <= firstChunkRows || sent.Load() < size {
+		t.Errorf("read %d rows, server sent %d bytes of %d", rows, sent.Load(), size)
+	}
+}
+
+// TestAuditLogCancel: cancelling the context ends a stream in progress.
+func TestAuditLogCancel(t *testing.T) {
+	c, mux, _ := setup(t)
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	mux.HandleFunc("GET /api/v1/audit-logs/export", func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "a,b\n1,2\n")
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	log, err := c.ExportAuditLog(ctx, AuditLogOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	if _, err := log.Read(); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if _, err := log.Read(); !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+}

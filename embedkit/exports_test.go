@@ -1,0 +1,254 @@
+package embedkit
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestSubmitDashboardExport(t *testing.T) {
+	c, mux, _ := setup(t)
+	mux.HandleFunc("POST /api/v1/deployments/8/dashboard-exports", func(w http.ResponseWriter, r *http.Request) {
+		testAuth(t, r, "Bearer")
+		testJSONBody(t, r, `{"dashboardPublicId":"pub-1","format":"pdf","renderAs":{"type":"EMBED_USER","embedTenantName":"acme","externalId":"u1","groups":["g"]},"filters":[{"member":"orders.status","operator":"equals","value":"done"}]}`)
+		writeJSON(w, 200, `{"jobId":"job-1","expiresAt":"2025-03-01T12:05:00Z"}`)
+	})
+	job, err := c.SubmitDashboardExport(context.Background(), 8, &DashboardExportRequest{
+		DashboardPublicID: "pub-1",
+		Format:            FormatPDF,
+		RenderAs:          &RenderAs{Type: SubjectEmbedUser, EmbedTenantName: "acme", ExternalID: "u1", Groups: []string{"g"}},
+		Filters:           []DashboardFilter{{Member: "orders.status", Operator: "equals", Value: "done"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if job.JobID != "job-1" || !job.ExpiresAt.Equal(time.Date(2025, 3, 1, 12, 5, 0, 0, time.UTC)) {
+		t.Errorf("job = %+v", job)
+	}
+	_, err = c.SubmitDashboardExport(context.Background(), 0, nil)
+	var ve *ValidationError
+	if !errors.As(err, &ve) || len(ve.Problems) != 2 {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := c.SubmitDashboardExport(context.Background(), 8, &DashboardExportRequest{Format: FormatPNG}); !errors.Is(err, ErrInvalidRequest) {
+		t.Errorf("neither id: %v", err)
+	}
+}
+
+func TestDashboardExportStatus(t *testing.T) {
+	c, mux, _ := setup(t)
+	mux.HandleFunc("GET /api/v1/deployments/8/dashboard-exports/job%2F1", func(w http.ResponseWriter, r *http.Request) {
+		testAuth(t, r, "Bearer")
+		testNoBody(t, r)
+		writeJSON(w, 200, `{"status":"failed","progress":40,"error":"renderer crashed","contentType":null}`)
+	})
+	st, err := c.DashboardExportStatus(context.Background(), 8, "job/1")
+	if err != nil || st.Status != ExportFailed || st.Error != "renderer crashed" || st.Progress == nil || *st.Progress != 40 {
+		t.Fatalf("status = %+v, %v", st, err)
+	}
+	if _, err := c.DashboardExportStatus(context.Background(), 8, ""); !errors.Is(err, ErrInvalidRequest) {
+		t.Error(err)
+	}
+}
+
+func TestDownloadDashboardExport(t *testing.T) {
+	c, mux, _ := setup(t, WithRetry(RetryPolicy{MaxAttempts: 1}))
+	mux.HandleFunc("GET /api/v1/deployments/8/dashboard-exports/j1/download", func(w http.ResponseWriter, r *http.Request) {
+		testHeader(t, r, "Authorization", "Bearer "+testKey)
+		switch r.URL.Query().Get("filename") {
+		case "report":
+			testQuery(t, r, "filename=report")
+			w.Header().Set("Content-Type", "application/pdf")
+			w.Header().Set("Content-Disposition", `attachment; filename="report.pdf"`)
+			io.WriteString(w, "%PDF-1.7 ...")
+		case "":
+			w.Header().Set("Content-Type", "image/png")
+			io.WriteString(w, "\x89PNG")
+		case "rendering":
+			writeJSON(w, 409, `{"error":"export still rendering"}`)
+		case "failed":
+			writeJSON(w, 422, `{"error":"render failed"}`)
+		case "gone":
+			writeJSON(w, 404, `{"error":"not found"}`)
+		case "json":
+			writeJSON(w, 200, `{"status":"pending"}`)
+		case "nameless":
+			w.Header().Set("Content-Type", "application/pdf")
+		}
+	})
+	ctx := context.Background()
+	f, err := c.DownloadDashboardExport(ctx, 8, "j1", "report")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(f.Body)
+	f.Body.Close()
+	if string(b) != "%PDF-1.7 ..." || f.ContentType != "application/pdf" || f.Filename != "report.pdf" {
+		t.Errorf("file = %q %+v", b, f)
+	}
+	f, err = c.DownloadDashboardExport(ctx, 8, "j1", "")
+	if err != nil || f.Filename != "dashboard.png" {
+		t.Fatalf("png: %+v %v", f, err)
+	}
+	f.Body.Close()
+	f, err = c.DownloadDashboardExport(ctx, 8, "j1", "nameless")
+	if err != nil || f.Filename != "nameless.pdf" {
+		t.Fatalf("nameless: %+v %v", f, err)
+	}
+	f.Body.Close()
+	for name, want := range map[string]error{"rendering": ErrConflict, "failed": ErrUnprocessable, "gone": ErrNotFound, "json": ErrUnexpectedResponse} {
+		if _, err := c.DownloadDashboardExport(ctx, 8, "j1", name); !errors.Is(err, want) {
+			t.Errorf("%s: err = %v, want %v", name, err, want)
+		}
+	}
+	for _, bad := range []string{"../x", "a\\b", "a\nb"} {
+		if _, err := c.DownloadDashboardExport(ctx, 8, "j1", bad); !errors.Is(err, ErrInvalidRequest) {
+			t.Errorf("filename %q: %v", bad, err)
+		}
+	}
+}
+
+// exportServer serves a job whose status walks through statuses, one per
+// poll (the last repeats).
+func exportServer(t *testing.T, statuses ...string) (*Client, *fakeClock, *[]time.Duration, *atomic.Int32) {
+	t.Helper()
+	clk := newFakeClock()
+	c, mux, _ := setup(t, WithClock(clk.Now), WithExportPollInterval(time.Second, 4*time.Second))
+	var polls atomic.Int32
+	mux.HandleFunc("GET /api/v1/deployments/8/dashboard-exports/j1", func(w http.ResponseWriter, r *http.Request) {
+		i := int(polls.Add(1)) - 1
+		if i >= len(statuses) {
+			i = len(statuses) - 1
+		}
+		if statuses[i] == "404" {
+			writeJSON(w, 404, `{"error":"not found"}`)
+			return
+		}
+		writeJSON(w, 200, statuses[i])
+	})
+	var delays []time.Duration
+	c.sleep = func(ctx context.Context, d time.Duration) error {
+		delays = append(delays, d)
+		clk.Advance(d)
+		return ctx.Err()
+	}
+	return c, clk, &delays, &polls
+}
+
+func TestWaitDashboardExportCompletes(t *testing.T) {
+	c, clk, delays, polls := exportServer(t,
+		`{"status":"pending"}`, `{"status":"processing","progress":10}`, `{"status":"processing","progress":90}`,
+		`{"status":"processing"}`, `{"status":"processing"}`, `{"status":"completed","contentType":"application/pdf"}`)
+	job := &ExportJob{JobID: "j1", ExpiresAt: clk.Now().Add(5 * time.Minute)}
+	st, err := c.WaitDashboardExport(context.Background(), 8, job)
+	if err != nil || st.Status != ExportCompleted || st.ContentType != "application/pdf" {
+		t.Fatalf("status = %+v, %v", st, err)
+	}
+	if polls.Load() != 6 {
+		t.Errorf("polls = %d", polls.Load())
+	}
+	// Growing, capped delays.
+	for i, d := range *delays {
+		if d < time.Second || d > 4*time.Second || (i > 0 && d < (*delays)[i-1]) {
+			t.Errorf("delays = %v", *delays)
+			break
+		}
+	}
+	if last := (*delays)[len(*delays)-1]; last != 4*time.Second {
+		t.Errorf("delay not capped at 4s: %v", *delays)
+	}
+}
+
+func TestWaitDashboardExportFails(t *testing.T) {
+	c, clk, _, _ := exportServer(t, `{"status":"pending"}`, `{"status":"failed","error":"dashboard has no widgets"}`)
+	st, err := c.WaitDashboardExport(context.Background(), 8, &ExportJob{JobID: "j1", ExpiresAt: clk.Now().Add(5 * time.Minute)})
+	var failed *ExportFailedError
+	if !errors.As(err, &failed) || failed.Reason != "dashboard has no widgets" || failed.JobID != "j1" {
+		t.Fatalf("err = %v", err)
+	}
+	if st == nil || st.Status != ExportFailed {
+		t.Errorf("status = %+v", st)
+	}
+	if !strings.Contains(err.Error(), "dashboard has no widgets") {
+		t.Errorf("Error() = %q", err)
+	}
+}
+
+func TestWaitDashboardExportExpires(t *testing.T) {
+	c, clk, delays, polls := exportServer(t, `{"status":"processing"}`)
+	job := &ExportJob{JobID: "j1", ExpiresAt: clk.Now().Add(10 * time.Second)}
+	_, err := c.WaitDashboardExport(context.Background(), 8, job)
+	if !errors.Is(err, ErrExportExpired) {
+		t.Fatalf("err = %v", err)
+	}
+	var total time.Duration
+	for _, d := range *delays {
+		total += d
+	}
+	if total != 10*time.Second {
+		t.Errorf("waited %v in total (%v), want exactly up to the expiry", total, *delays)
+	}
+	if polls.Load() < 3 {
+		t.Errorf("polls = %d", polls.Load())
+	}
+
+	// Already expired: no poll at all.
+	c, clk, _, polls = exportServer(t, `{"status":"processing"}`)
+	if _, err := c.WaitDashboardExport(context.Background(), 8, &ExportJob{JobID: "j1", ExpiresAt: clk.Now()}); !errors.Is(err, ErrExportExpired) || polls.Load() != 0 {
+		t.Errorf("expired job: %v after %d polls", err, polls.Load())
+	}
+
+	// The platform dropped the job.
+	c, clk, _, _ = exportServer(t, `{"status":"processing"}`, "404")
+	_, err = c.WaitDashboardExport(context.Background(), 8, &ExportJob{JobID: "j1", ExpiresAt: clk.Now().Add(time.Minute)})
+	if !errors.Is(err, ErrExportExpired) || !errors.Is(err, ErrNotFound) {
+		t.Errorf("dropped job: %v", err)
+	}
+}
+
+func TestWaitDashboardExportCancel(t *testing.T) {
+	c, clk, _, polls := exportServer(t, `{"status":"pending"}`)
+	ctx, cancel := context.WithCancel(context.Background())
+	c.sleep = func(ctx context.Context, d time.Duration) error {
+		cancel()
+		return sleepCtx(ctx, d)
+	}
+	_, err := c.WaitDashboardExport(ctx, 8, &ExportJob{JobID: "j1", ExpiresAt: clk.Now().Add(time.Minute)})
+	if !errors.Is(err, context.Canceled) || polls.Load() != 1 {
+		t.Fatalf("err = %v after %d polls", err, polls.Load())
+	}
+	// Other errors pass through; a nil job is a validation error.
+	if _, err := c.WaitDashboardExport(context.Background(), 8, nil); !errors.Is(err, ErrInvalidRequest) {
+		t.Error(err)
+	}
+	c2, mux, _ := setup(t, WithRetry(RetryPolicy{MaxAttempts: 1}))
+	mux.HandleFunc("GET /api/v1/deployments/8/dashboard-exports/j1", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, 403, `{"error":"no"}`)
+	})
+	if _, err := c2.WaitDashboardExport(context.Background(), 8, &ExportJob{JobID: "j1"}); !errors.Is(err, ErrForbidden) {
+		t.Error(err)
+	}
+}
+
+// TestWaitDashboardExportRealTimers runs the default sleep with short
+// intervals and no expiry.
+func TestWaitDashboardExportRealTimers(t *testing.T) {
+	c, mux, _ := setup(t, WithExportPollInterval(time.Millisecond, 2*time.Millisecond))
+	var polls atomic.Int32
+	mux.HandleFunc("GET /api/v1/deployments/8/dashboard-exports/j1", func(w http.ResponseWriter, r *http.Request) {
+		if polls.Add(1) < 3 {
+			writeJSON(w, 200, `{"status":"processing"}`)
+			return
+		}
+		writeJSON(w, 200, `{"status":"completed"}`)
+	})
+	st, err := c.WaitDashboardExport(context.Background(), 8, &ExportJob{JobID: "j1"})
+	if err != nil || st.Status != ExportCompleted {
+		t.Fatal(err)
+	}
+}
