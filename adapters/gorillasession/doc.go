@@ -1,0 +1,54 @@
+// Package gorillasession keeps the kit's viewer, and optionally the embed
+// session ids minted for it, in the host app's gorilla/sessions session.
+//
+// # Identity
+//
+// The host's login handler stores the viewer once, after verifying the
+// login; the kit reads it on every request; logout clears it:
+//
+//	keys, err := gorillasession.KeysFromEnv(os.Getenv("SESSION_KEYS"))
+//	store := gorillasession.SecureCookieStore(keys...)
+//	id := gorillasession.New(store, "host-session")
+//
+//	err = id.Save(w, r, viewer) // in the login callback
+//	v, err := id.Viewer(r)      // the kit, on each request
+//	err = id.Clear(w, r)        // at logout, after the kit has revoked
+//
+// Save starts a fresh session (values stored before login are dropped) and
+// stores a compact JSON of the viewer under one key, with a random session
+// key when the viewer has none. A cookie that fails to decode, because it
+// was tampered with, has expired, or was signed with a key no longer
+// configured, means "logged out" (middleware.ErrNoViewer), never a server
+// error.
+//
+// # Cookies
+//
+// SecureCookieStore sets the cookie options explicitly (HttpOnly,
+// SameSite=Lax, Secure, Path "/", an 8-hour MaxAge), because
+// sessions.NewCookieStore defaults to SameSite=None without HttpOnly.
+// KeysFromEnv reads rotating keys, newest first, from one value such as a
+// SESSION_KEYS variable.
+//
+// A cookie holds at most MaxCookieBytes. Save refuses a viewer that does not
+// fit with ErrCookieTooLarge, so the login handler can tell the user; about
+// 40 groups of two dozen characters fit beside the usual profile claims,
+// 200 do not. For users that large, pass a server-side sessions.Store (the
+// cookie then holds only the session's id); Identity works with any store.
+//
+// # Logout that sticks
+//
+// A cookie cannot be deleted from the server: a copy taken before logout
+// stays valid until its MaxAge. Set Identity.Revocations (MemoryRevocations
+// for one instance) and Clear records the session key, so that Viewer
+// refuses the copy. MemoryRevocations.RevokeSubject ends every cookie
+// session of a subject, for OpenID Connect back-channel logout.
+//
+// # Minted session ids
+//
+// Identity.SessionStore returns a middleware.SessionStore that keeps the
+// minted ids in the same cookie, with no server state. It is request-scoped
+// (middleware.RequestScoped), bounded by the cookie size (the records that
+// expire first are dropped to make room), and loses ids when one browser
+// sends concurrent requests; see Store. Prefer a server-side store when
+// every id must be revocable.
+package gorillasession

@@ -1,0 +1,267 @@
+package gorillasession
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gorilla/securecookie"
+	"github.com/gorilla/sessions"
+
+	"github.com/embedkit/embedkit/middleware"
+)
+
+// Session value keys.
+const (
+	viewerValue = "embedkit.viewer"
+	mintedValue = "embedkit.minted"
+)
+
+// MaxCookieBytes bounds the whole Set-Cookie line of the session cookie
+// (name, value and attributes), the size every browser keeps.
+const MaxCookieBytes = 4096
+
+// ErrCookieTooLarge is returned (wrapped) by Save when the viewer does not
+// fit in MaxCookieBytes. The login handler should tell the user that the
+// account carries too much data (groups, claims) to sign in, or map fewer
+// claims; the session is left as it was.
+var ErrCookieTooLarge = errors.New("gorillasession: session cookie too large")
+
+// Identity keeps the viewer in the host's gorilla session: the login handler
+// calls Save, the kit calls Viewer on every request, logout calls Clear. It
+// is safe for concurrent use.
+type Identity struct {
+	store sessions.Store
+	name  string
+
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// Revocations, when set, make logout stick on the server: Clear records
+	// the session key, and Viewer refuses revoked sessions, so a copy of a
+	// pre-logout cookie no longer logs anyone in. Without it a cookie store
+	// cannot invalidate a cookie before its MaxAge.
+	Revocations Revocations
+}
+
+var _ middleware.Identity = (*Identity)(nil)
+
+// New returns an Identity that keeps the viewer in the session called name
+// of store; SecureCookieStore makes a suitable store.
+func New(store sessions.Store, name string) *Identity {
+	return &Identity{store: store, name: name}
+}
+
+func (id *Identity) now() time.Time {
+	if id.Now != nil {
+		return id.Now()
+	}
+	return time.Now()
+}
+
+// session returns the request's session. A cookie that does not decode
+// (tampered, expired, or signed with a key no longer configured) gives a
+// fresh session: the user is logged out.
+func (id *Identity) session(r *http.Request) (*sessions.Session, error) {
+	sess, err := id.store.Get(r, id.name)
+	if err != nil {
+		var scErr securecookie.Error
+		// securecookie checks the signature before it decodes anything, so
+		// the session it returns is new and empty. The registry hands back
+		// the same session and error for the rest of the request, with
+		// whatever this request has stored in it since.
+		if errors.As(err, &scErr) && scErr.IsDecode() && sess != nil {
+			return sess, nil
+		}
+		// A server-side store whose record is gone (sessions.FilesystemStore
+		// after a clean-up) also means logged out.
+		if errors.Is(err, fs.ErrNotExist) && sess != nil {
+			sess.Values = map[any]any{}
+			sess.IsNew = true
+			return sess, nil
+		}
+		return nil, fmt.Errorf("gorillasession: reading session %q: %w", id.name, err)
+	}
+	return sess, nil
+}
+
+// Save starts a fresh login session for v: every value stored in the
+// session before is dropped (no session fixation; with a server-side store
+// the session also gets a new id), and a compact JSON of v is stored under
+// one key. When v.SessionKey is empty the stored copy gets a fresh random
+// key. Log the previous viewer out first when one user replaces another, so
+// that their embed sessions are revoked.
+//
+// Save writes the Set-Cookie header, so it must run before the response
+// header is written. When the cookie would exceed MaxCookieBytes it returns
+// an error wrapping ErrCookieTooLarge and writes nothing.
+func (id *Identity) Save(w http.ResponseWriter, r *http.Request, v *middleware.Viewer) error {
+	if v == nil || v.Subject == "" {
+		return errors.New("gorillasession: viewer without subject")
+	}
+	key := v.SessionKey
+	if key == "" {
+		key = newSessionKey()
+	}
+	rec, err := toStored(v, key, id.now())
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("gorillasession: encoding viewer: %w", err)
+	}
+	sess, err := id.session(r)
+	if err != nil {
+		return err
+	}
+	old, oldID := sess.Values, sess.ID
+	sess.Values = map[any]any{viewerValue: string(b)}
+	sess.ID = ""
+	if err := saveBounded(w, r, sess); err != nil {
+		sess.Values, sess.ID = old, oldID
+		return err
+	}
+	return nil
+}
+
+// Viewer returns the viewer stored by Save. It returns ErrNoViewer when the
+// session holds none, when the cookie does not decode (tampered, expired,
+// or signed with a retired key), and when Revocations says the session was
+// revoked.
+func (id *Identity) Viewer(r *http.Request) (*middleware.Viewer, error) {
+	sess, err := id.session(r)
+	if err != nil {
+		return nil, err
+	}
+	rec, ok := storedViewerOf(sess)
+	if !ok {
+		return nil, middleware.ErrNoViewer
+	}
+	v, ok := rec.viewer()
+	if !ok {
+		return nil, middleware.ErrNoViewer
+	}
+	if id.Revocations != nil {
+		revoked, err := id.Revocations.Revoked(r.Context(), rec.Subject, rec.SessionKey, time.UnixMilli(rec.Issued))
+		if err != nil {
+			return nil, fmt.Errorf("gorillasession: checking revocations: %w", err)
+		}
+		if revoked {
+			return nil, middleware.ErrNoViewer
+		}
+	}
+	return v, nil
+}
+
+// Clear ends the login session: it expires the cookie (with a server-side
+// store, deletes the record) and, when Revocations is set, records the
+// session key as revoked until the cookie would have expired. Minted
+// session ids kept in the session go with it, so take them for revocation
+// first (the kit's logout does).
+func (id *Identity) Clear(w http.ResponseWriter, r *http.Request) error {
+	sess, err := id.session(r)
+	if err != nil {
+		return err
+	}
+	if rec, ok := storedViewerOf(sess); ok && id.Revocations != nil && rec.SessionKey != "" {
+		maxAge := DefaultMaxAge
+		if sess.Options != nil && sess.Options.MaxAge > 0 {
+			maxAge = sess.Options.MaxAge
+		}
+		until := time.UnixMilli(rec.Issued).Add(time.Duration(maxAge) * time.Second)
+		if err := id.Revocations.RevokeSession(r.Context(), rec.SessionKey, until); err != nil {
+			return fmt.Errorf("gorillasession: revoking session: %w", err)
+		}
+	}
+	sess.Values = map[any]any{}
+	if sess.Options == nil {
+		sess.Options = &sessions.Options{Path: "/"}
+	}
+	opts := *sess.Options
+	opts.MaxAge = -1
+	sess.Options = &opts
+	return saveBounded(w, r, sess)
+}
+
+// storedViewerOf decodes the viewer value of sess.
+func storedViewerOf(sess *sessions.Session) (storedViewer, bool) {
+	raw, ok := sess.Values[viewerValue].(string)
+	if !ok {
+		return storedViewer{}, false
+	}
+	var rec storedViewer
+	if err := json.Unmarshal([]byte(raw), &rec); err != nil {
+		return storedViewer{}, false
+	}
+	// Sessions saved in seconds by an earlier format are treated as
+	// issued at their second.
+	if rec.Issued > 0 && rec.Issued < 1e11 {
+		rec.Issued *= 1000
+	}
+	return rec, true
+}
+
+// newSessionKey returns a random key of 130 bits (base32 text).
+func newSessionKey() string {
+	return rand.Text()
+}
+
+// headerRecorder captures the headers a session store writes.
+type headerRecorder struct{ h http.Header }
+
+func (hr *headerRecorder) Header() http.Header         { return hr.h }
+func (hr *headerRecorder) Write(b []byte) (int, error) { return len(b), nil }
+func (hr *headerRecorder) WriteHeader(int)             {}
+
+// saveBounded saves sess into a scratch header, checks the size of its
+// cookie, and then puts the cookie on w in place of any earlier cookie of
+// the same name written during this response.
+func saveBounded(w http.ResponseWriter, r *http.Request, sess *sessions.Session) error {
+	hr := &headerRecorder{h: http.Header{}}
+	if err := sess.Save(r, hr); err != nil {
+		// securecookie refuses values over its own length limit with an
+		// error that has no type to test for.
+		if strings.Contains(err.Error(), "value is too long") {
+			return fmt.Errorf("%w: the encoded session is over securecookie's length limit", ErrCookieTooLarge)
+		}
+		return fmt.Errorf("gorillasession: saving session %q: %w", sess.Name(), err)
+	}
+	lines := hr.h.Values("Set-Cookie")
+	for _, line := range lines {
+		if len(line) > MaxCookieBytes {
+			return fmt.Errorf("%w: %d bytes, over the %d-byte limit", ErrCookieTooLarge, len(line), MaxCookieBytes)
+		}
+	}
+	kept := w.Header().Values("Set-Cookie")[:0:0]
+	for _, line := range w.Header().Values("Set-Cookie") {
+		if c, err := http.ParseSetCookie(line); err == nil && c.Name == sess.Name() {
+			continue
+		}
+		kept = append(kept, line)
+	}
+	w.Header().Del("Set-Cookie")
+	for _, line := range append(kept, lines...) {
+		w.Header().Add("Set-Cookie", line)
+	}
+	return nil
+}
+
+// Revocations is a server-side list of ended login sessions, for stores
+// (cookies) that cannot delete a session on the server. Implementations
+// must be safe for concurrent use; MemoryRevocations is one.
+type Revocations interface {
+	// RevokeSession records that the session with this key ended; the
+	// record may be dropped after until, when its cookie has expired
+	// anyway.
+	RevokeSession(ctx context.Context, key string, until time.Time) error
+	// Revoked reports whether a session of subject with key, saved at
+	// issued, has been revoked: by its key, or by a revoke of every
+	// session of the subject after issued.
+	Revoked(ctx context.Context, subject, key string, issued time.Time) (bool, error)
+}
