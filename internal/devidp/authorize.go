@@ -176,7 +176,7 @@ func (p *Provider) signIn(w http.ResponseWriter, r *http.Request) {
 // the user unknown.
 func (p *Provider) checkPassword(username, password string) *User {
 	u, known := p.users[username]
-	want := unknownUserHash[:]
+	want := noMatchHash[:]
 	if known {
 		want = hashString(u.Password)
 	}
@@ -187,9 +187,9 @@ func (p *Provider) checkPassword(username, password string) *User {
 	return u
 }
 
-// unknownUserHash is compared against when the user name is unknown, so
-// that the comparison still runs.
-var unknownUserHash = [32]byte{}
+// noMatchHash is compared against when the user name or client is
+// unknown, so that the comparison still runs.
+var noMatchHash = [32]byte{}
 
 // rejectAuth answers an invalid authorization request: to the client when
 // its redirect URI is trusted, to the user otherwise.

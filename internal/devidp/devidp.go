@@ -160,10 +160,6 @@ type Provider struct {
 	tokens   map[string]*accessGrant
 	sessions map[string]*idpSession
 	browsers map[string]string // browser cookie secret -> session id
-
-	// idTokenHook, when set by tests in this package, edits ID token
-	// claims before signing.
-	idTokenHook func(claims map[string]any)
 }
 
 type authCode struct {

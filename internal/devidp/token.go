@@ -89,9 +89,6 @@ func (p *Provider) handleToken(w http.ResponseWriter, r *http.Request) {
 	if code.nonce != "" {
 		claims["nonce"] = code.nonce
 	}
-	if p.idTokenHook != nil {
-		p.idTokenHook(claims)
-	}
 	idToken, err := sign(p.signer, claims)
 	if err != nil {
 		p.log.Error("devidp: signing ID token", "err", err)
@@ -131,7 +128,7 @@ func (p *Provider) authenticateClient(r *http.Request, form url.Values) (c *Clie
 		id, secret = form.Get("client_id"), form.Get("client_secret")
 	}
 	c = p.clients[id]
-	want := unknownUserHash[:]
+	want := noMatchHash[:]
 	if c != nil {
 		want = hashString(c.Secret)
 	}
