@@ -111,8 +111,17 @@ func publicMessage(status int) string {
 	case http.StatusBadGateway:
 		return "Analytics could not be loaded. Please try again later."
 	default:
-		return "Analytics could not be loaded: your account information could not be read or the application is misconfigured. Please contact support."
+		return "Analytics could not be loaded because of a problem on our side. Please contact support."
 	}
+}
+
+// publicMessageFor is publicMessage, made more precise for errors the
+// viewer can act on.
+func publicMessageFor(err error, status int) string {
+	if errors.Is(err, ErrIdentity) {
+		return "Your account information could not be read, so analytics cannot be shown. Please sign out and in again, or contact support."
+	}
+	return publicMessage(status)
 }
 
 // fail hands err to the ErrorHandler (or the default page), with
@@ -132,14 +141,14 @@ func (k *Kit) fail(w http.ResponseWriter, r *http.Request, err error, asJSON boo
 		k.errorHandler.ServeHTTP(w, r)
 		return
 	}
-	writeError(w, r, status, asJSON)
+	writeError(w, r, status, publicMessageFor(err, status), asJSON)
 }
 
-// writeError writes the default error answer for status.
-func writeError(w http.ResponseWriter, r *http.Request, status int, asJSON bool) {
+// writeError writes the default error answer: status and msg, as plain
+// text or as JSON {"error": msg}.
+func writeError(w http.ResponseWriter, r *http.Request, status int, msg string, asJSON bool) {
 	h := w.Header()
 	h.Set("X-Content-Type-Options", "nosniff")
-	msg := publicMessage(status)
 	if asJSON {
 		h.Set("Content-Type", "application/json")
 		w.WriteHeader(status)
@@ -160,6 +169,7 @@ func writeError(w http.ResponseWriter, r *http.Request, status int, asJSON bool)
 // nil: a plain-text page with the status of ErrorStatus(FailureReason(r))
 // and a fixed message per status. Custom handlers can fall back to it.
 var DefaultErrorHandler http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-	status, _ := ErrorStatus(FailureReason(r))
-	writeError(w, r, status, false)
+	err := FailureReason(r)
+	status, _ := ErrorStatus(err)
+	writeError(w, r, status, publicMessageFor(err, status), false)
 })

@@ -1,6 +1,7 @@
 package middleware
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -329,5 +330,69 @@ func TestBrowserInputNeverReachesIdentity(t *testing.T) {
 	req := tk.platform.lastRequest()
 	if req.ExternalID != "ana" || len(req.Groups) != 1 || req.Groups[0] != "sales" || req.SecurityContext != nil || req.EmbedTenantName != "" {
 		t.Errorf("browser input reached the request: %+v", req)
+	}
+}
+
+func TestIdentityErrorPage(t *testing.T) {
+	tk := newTestKit(t, nil)
+	r := request(http.MethodGet, "/embed/frame/sales", "ana")
+	r.Header.Set("X-Broken", "1")
+	w := serve(tk.FrameHandler(), r)
+	if w.Code != http.StatusInternalServerError || !strings.Contains(w.Body.String(), "account information could not be read") {
+		t.Errorf("status %d body %q", w.Code, w.Body)
+	}
+	if w.Header().Get("Content-Type") != "text/plain; charset=utf-8" || w.Header().Get("X-Content-Type-Options") != "nosniff" {
+		t.Errorf("headers %v", w.Header())
+	}
+}
+
+// cookieStore is a RequestScoped store keeping ids in a cookie-like
+// header, to check the kit hands it the response writer.
+type cookieStore struct{ plainStore }
+
+type cookieScope struct {
+	w     http.ResponseWriter
+	inner *mapStore
+}
+
+func (c cookieStore) ForRequest(w http.ResponseWriter, _ *http.Request) SessionStore {
+	return cookieScope{w: w, inner: c.s}
+}
+
+func (c cookieScope) Add(ctx context.Context, key string, m Minted) error {
+	c.w.Header().Add("Set-Cookie", "embed_ids=updated")
+	return c.inner.Add(ctx, key, m)
+}
+
+func (c cookieScope) Take(ctx context.Context, key string) ([]Minted, error) {
+	c.w.Header().Add("Set-Cookie", "embed_ids=; Max-Age=0")
+	return c.inner.Take(ctx, key)
+}
+
+func TestRequestScopedStore(t *testing.T) {
+	inner := newMapStore()
+	tk := newTestKit(t, func(c *Config) { c.Store = cookieStore{plainStore{inner}} })
+	w := serve(tk.FrameHandler(), request(http.MethodGet, "/embed/frame/sales", "ana"))
+	if w.Code != http.StatusSeeOther || w.Header().Get("Set-Cookie") != "embed_ids=updated" {
+		t.Fatalf("status %d, Set-Cookie %q", w.Code, w.Header().Get("Set-Cookie"))
+	}
+	w = serve(tk.Logout(&hostLogout{}), request(http.MethodPost, "/logout", "ana"))
+	if w.Header().Get("Set-Cookie") != "embed_ids=; Max-Age=0" || len(tk.platform.revokedIDs()) != 1 {
+		t.Errorf("logout: Set-Cookie %q, revoked %d", w.Header().Get("Set-Cookie"), len(tk.platform.revokedIDs()))
+	}
+}
+
+func TestMintLogsAndMetrics(t *testing.T) {
+	metrics := &countingMetrics{}
+	tk := newTestKit(t, func(c *Config) { c.Metrics = metrics })
+	serve(tk.FrameHandler(), request(http.MethodGet, "/embed/frame/sales", "ana"))
+	logs := tk.logs.String()
+	for _, want := range []string{`"msg":"embedkit: session minted"`, `"outcome":"ok"`, `"latency":`, `"session":"sha256:`, `"viewer":"sha256:`, `"target":"sales"`} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("mint log lacks %s:\n%s", want, logs)
+		}
+	}
+	if metrics.mints.Load() != 1 {
+		t.Errorf("Metrics.Mint called %d times", metrics.mints.Load())
 	}
 }

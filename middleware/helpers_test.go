@@ -233,6 +233,9 @@ func newTestKit(t *testing.T, mod func(*Config)) *testKit {
 func (tk *testKit) assertNoSecrets(t *testing.T) {
 	t.Helper()
 	logs := tk.logs.String()
+	if strings.Contains(logs, `"hs-`) || strings.Contains(logs, "s:hs-") {
+		t.Errorf("a host session key appears in the logs:\n%s", logs)
+	}
 	for _, id := range tk.platform.mintedIDs() {
 		if strings.Contains(logs, id) {
 			t.Errorf("session id %s appears in the logs:\n%s", embedkit.Redact(id), logs)

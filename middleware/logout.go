@@ -103,7 +103,11 @@ func (k *Kit) revokeAll(ctx context.Context, ms []Minted) error {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), k.revokeTimeout)
 	defer cancel()
+	start := k.now()
 	failed := k.revokeBatch(ctx, ms)
+	k.log.LogAttrs(ctx, slog.LevelInfo, "embedkit: revoked the sessions of a host session",
+		slog.Int("revoked", len(ms)-len(failed)), slog.Int("queued", len(failed)),
+		slog.Duration("latency", k.now().Sub(start)))
 	if len(failed) == 0 {
 		return nil
 	}
