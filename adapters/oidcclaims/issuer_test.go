@@ -26,6 +26,18 @@ type testIssuer struct {
 	URL string
 	key *rsa.PrivateKey
 	kid string
+	// provider is the relying party's view of the issuer.
+	provider func() *oidc.Provider
+
+	mu       sync.Mutex
+	userInfo string // the /userinfo response body
+}
+
+// setUserInfo sets the body the user info endpoint answers.
+func (iss *testIssuer) setUserInfo(body string) {
+	iss.mu.Lock()
+	defer iss.mu.Unlock()
+	iss.userInfo = body
 }
 
 // fakeClock is a clock tests move by hand.
@@ -55,11 +67,13 @@ func newFakeClock() *fakeClock {
 func newTestIssuer(t *testing.T, clock *fakeClock) (*testIssuer, *oidc.IDTokenVerifier) {
 	t.Helper()
 	key := newRSAKey(t)
+	var provider *oidc.Provider
 	iss := &testIssuer{t: t, key: key, kid: "test-key-1"}
 	mux := http.NewServeMux()
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	iss.URL = srv.URL
+	iss.provider = func() *oidc.Provider { return provider }
 	mux.HandleFunc("GET /.well-known/openid-configuration", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(map[string]any{
@@ -67,6 +81,7 @@ func newTestIssuer(t *testing.T, clock *fakeClock) (*testIssuer, *oidc.IDTokenVe
 			"authorization_endpoint":                iss.URL + "/authorize",
 			"token_endpoint":                        iss.URL + "/token",
 			"jwks_uri":                              iss.URL + "/keys",
+			"userinfo_endpoint":                     iss.URL + "/userinfo",
 			"id_token_signing_alg_values_supported": []string{"RS256"},
 			"backchannel_logout_supported":          true,
 		})
@@ -77,11 +92,19 @@ func newTestIssuer(t *testing.T, clock *fakeClock) (*testIssuer, *oidc.IDTokenVe
 			Key: &key.PublicKey, KeyID: iss.kid, Algorithm: "RS256", Use: "sig",
 		}}})
 	})
+	mux.HandleFunc("GET /userinfo", func(w http.ResponseWriter, r *http.Request) {
+		iss.mu.Lock()
+		body := iss.userInfo
+		iss.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(body))
+	})
 	ctx := oidc.ClientContext(context.Background(), srv.Client())
 	p, err := oidc.NewProvider(ctx, srv.URL)
 	if err != nil {
 		t.Fatalf("discovery: %v", err)
 	}
+	provider = p
 	v := p.VerifierContext(ctx, &oidc.Config{ClientID: testClientID, Now: clock.Now})
 	return iss, v
 }

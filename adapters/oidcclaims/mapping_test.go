@@ -2,12 +2,14 @@ package oidcclaims_test
 
 import (
 	"encoding/json"
+	"net/http"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
+	"golang.org/x/oauth2"
 
 	"github.com/embedkit/embedkit/adapters/oidcclaims"
 	"github.com/embedkit/embedkit/embedkit"
@@ -302,12 +304,53 @@ func TestFromIDToken(t *testing.T) {
 }
 
 func TestFromUserInfo(t *testing.T) {
-	if _, err := (oidcclaims.Mapping{}).FromUserInfo(nil); err == nil {
-		t.Error("FromUserInfo(nil): no error")
+	clock := newFakeClock()
+	iss, _ := newTestIssuer(t, clock)
+	m := oidcclaims.Mapping{Groups: "roles"}
+	tests := []struct {
+		name    string
+		body    string
+		want    *middleware.Viewer
+		wantErr string
+	}{
+		{"profile", `{"sub":"u1","email":"a@example.com","name":"Ann","roles":"a b"}`,
+			&middleware.Viewer{Subject: "u1", Email: "a@example.com", DisplayName: "Ann", Groups: []string{"a", "b"}}, ""},
+		{"wrong type", `{"sub":"u1","roles":5}`, nil, `oidcclaims: claim "roles": want array of strings or string, got number`},
+		{"no subject", `{"email":"a@example.com"}`, nil, `oidcclaims: claim "sub": missing`},
 	}
-	if _, err := (oidcclaims.Mapping{}).FromUserInfo(&oidc.UserInfo{Subject: "u1"}); err == nil {
-		t.Error("FromUserInfo without raw claims: no error")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			iss.setUserInfo(tt.body)
+			ctx := oidc.ClientContext(t.Context(), http.DefaultClient)
+			u, err := iss.provider().UserInfo(ctx, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "at"}))
+			if err != nil {
+				t.Fatalf("UserInfo: %v", err)
+			}
+			got, err := m.FromUserInfo(u)
+			if tt.wantErr != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), tt.wantErr) {
+					t.Fatalf("error = %v, want prefix %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("viewer = %+v, want %+v", got, tt.want)
+			}
+		})
 	}
+	t.Run("nil", func(t *testing.T) {
+		if _, err := m.FromUserInfo(nil); err == nil {
+			t.Error("FromUserInfo(nil): no error")
+		}
+	})
+	t.Run("without raw claims", func(t *testing.T) {
+		if _, err := m.FromUserInfo(&oidc.UserInfo{Subject: "u1"}); err == nil {
+			t.Error("no error")
+		}
+	})
 }
 
 func TestMappingValidate(t *testing.T) {
