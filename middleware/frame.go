@@ -17,9 +17,9 @@ import (
 // the browser went away (the id must be tracked or revoked).
 const storeTimeout = 5 * time.Second
 
-// Frame is one minted embed: the platform iframe URL and the single-use
+// frame is one minted embed: the platform iframe URL and the single-use
 // session id it carries.
-type Frame struct {
+type frame struct {
 	// URL is the platform iframe URL, with the session id, locale, time
 	// zone and the target's chrome switches.
 	URL string
@@ -30,7 +30,7 @@ type Frame struct {
 }
 
 // String describes f without the session id.
-func (f Frame) String() string {
+func (f frame) String() string {
 	return "embed frame (session " + embedkit.Redact(f.SessionID) + ")"
 }
 
@@ -62,7 +62,7 @@ func (k *Kit) FrameURL(w http.ResponseWriter, r *http.Request, t Target) (string
 
 // mint is the one path from a request to a tracked session id: identity,
 // policy, validation, one platform call, store, URL.
-func (k *Kit) mint(w http.ResponseWriter, r *http.Request, name string, t Target, browserLocale, browserTimeZone string) (*Frame, error) {
+func (k *Kit) mint(w http.ResponseWriter, r *http.Request, name string, t Target, browserLocale, browserTimeZone string) (*frame, error) {
 	start := k.now()
 	v, err := k.viewer(r)
 	if err != nil {
@@ -125,7 +125,7 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, name string, t Target
 		expires = now.Add(embedkit.SessionLifetime)
 	}
 	p := requestPrefs(r, t, v, browserLocale, browserTimeZone)
-	f := &Frame{
+	f := &frame{
 		URL:       k.iframeURL(t, sess.SessionID, k.locale(p), k.timeZone(p)),
 		SessionID: sess.SessionID,
 		ExpiresAt: expires,
