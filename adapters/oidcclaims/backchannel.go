@@ -101,7 +101,12 @@ func WithReplayCacheSize(n int) LogoutOption {
 // revoke (as the specification asks); a token whose revoke failed can be
 // sent again. Error bodies are a fixed JSON object that holds nothing of
 // the token.
+//
+// BackChannelLogout panics when verifier or revoker is nil.
 func BackChannelLogout(verifier *oidc.IDTokenVerifier, revoker SubjectRevoker, opts ...LogoutOption) http.Handler {
+	if verifier == nil || revoker == nil {
+		panic("oidcclaims: BackChannelLogout needs a verifier and a revoker")
+	}
 	cfg := logoutConfig{
 		now:       time.Now,
 		logger:    slog.Default(),

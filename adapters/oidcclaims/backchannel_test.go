@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coreos/go-oidc/v3/oidc"
+
 	"github.com/embedkit/embedkit/adapters/oidcclaims"
 )
 
@@ -322,4 +324,27 @@ func TestBackChannelLogoutRequestShape(t *testing.T) {
 // quiet discards the handler's log.
 func quiet() oidcclaims.LogoutOption {
 	return oidcclaims.WithLogger(slog.New(slog.DiscardHandler))
+}
+
+func TestBackChannelLogoutNeedsVerifierAndRevoker(t *testing.T) {
+	clock := newFakeClock()
+	_, verifier := newTestIssuer(t, clock)
+	tests := []struct {
+		name     string
+		verifier *oidc.IDTokenVerifier
+		revoker  oidcclaims.SubjectRevoker
+	}{
+		{"nil verifier", nil, &recordingRevoker{}},
+		{"nil revoker", verifier, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Error("no panic")
+				}
+			}()
+			oidcclaims.BackChannelLogout(tt.verifier, tt.revoker)
+		})
+	}
 }
