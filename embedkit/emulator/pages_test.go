@@ -171,7 +171,7 @@ func TestEmbedPage(t *testing.T) {
 
 func TestEmbedPageAppSubpath(t *testing.T) {
 	s := newPagesServer(t)
-	res := serve(t, http.HandlerFunc(s.handleEmbedPage), "GET", "/embed/d/42/app/workbook/130?session=x", "", nil)
+	res := serve(t, s, "GET", "/embed/d/42/app/workbook/130?session=x", "", nil)
 	body := readBody(t, res)
 	if res.StatusCode != http.StatusOK || !strings.Contains(body, `data-surface="app"`) || !strings.Contains(body, `data-deployment-id="42"`) {
 		t.Fatalf("status %d: %s", res.StatusCode, body)
@@ -226,6 +226,12 @@ func TestEmbedPageMethod(t *testing.T) {
 func TestEmbedAssets(t *testing.T) {
 	s := newPagesServer(t)
 	h := http.HandlerFunc(s.handleEmbedPage)
+	// Through the server's routing, as a browser loads them.
+	for _, path := range []string{"/embed/assets/embed.js", "/embed/assets/embed.css"} {
+		if res := serve(t, s, "GET", path, "", nil); res.StatusCode != http.StatusOK {
+			t.Errorf("GET %s through the server: %d", path, res.StatusCode)
+		}
+	}
 	tests := []struct {
 		path, ctype, contains string
 		status                int
