@@ -1,0 +1,80 @@
+// Package redisstore is the Redis middleware.SessionStore: for a host
+// application that runs as several instances, or whose failed revokes must
+// survive a restart. It talks to Redis through
+// github.com/redis/go-redis/v9 and needs Redis 6.2 or later; a
+// redis.Client, redis.ClusterClient or redis.Ring will do.
+//
+// The short path:
+//
+//	client := redis.NewClient(&redis.Options{Addr: "localhost:6379"})
+//	store := redisstore.New(client)
+//	// hand store to the middleware as its SessionStore
+//
+// # What is kept, and where
+//
+// Only what the middleware needs to revoke. Every key name starts with the
+// prefix (WithPrefix, DefaultPrefix):
+//
+//   - prefix + "k:" + digest(host session key): a hash, one field per
+//     session id, holding the record's expiry and subject.
+//   - prefix + "u:" + digest(subject): the subject index, a sorted set of
+//     host session key digests scored by the latest expiry of the
+//     subject's records there.
+//   - prefix + "{revoke}:due", "{revoke}:rec", "{revoke}:exp": the revoke
+//     queue, a sorted set by next attempt time, the queued records, and a
+//     sorted set by expiry.
+//
+// digest is the unpadded base64url SHA-256, so a key listing shows neither
+// host session keys, which are secrets of the host, nor subjects. Every
+// key expires when its last record does, so Redis drops everything the
+// store wrote once nothing it minted can still be alive; nothing needs
+// cleaning by hand. ExpiresAt is kept to the millisecond.
+//
+// A host session key holds at most DefaultMaxPerKey records
+// (WithMaxPerKey); when it is full, Add drops the record that expires
+// first, which is the oldest, and whose tokens are the first to die
+// anyway. Its id is then not revoked at logout.
+//
+// # Methods and their edge cases
+//
+//   - Add records m under key. Add of a record whose ExpiresAt has passed
+//     keeps nothing and returns nil. Add of a session id already under key
+//     replaces that record. Add to a full key drops the record that expires
+//     first. Add of a record without a session id returns an error.
+//   - Take removes and returns the live records under key, in no particular
+//     order, reading and deleting in one transaction. Take of a missing key
+//     returns no records and a nil error; so does Take of a key whose
+//     records have all expired.
+//   - TakeSubject removes and returns the live records of one subject under
+//     every host session key, leaving other subjects' records in place.
+//     TakeSubject of a subject without records returns no records and a nil
+//     error. Subjects are compared exactly, as strings. On an error it
+//     returns the records it had already removed along with the error, so
+//     that the caller can still revoke them.
+//   - Defer queues records for a later revoke attempt. Defer of an expired
+//     record skips it. Defer of an id already queued reschedules it. The
+//     wait before a record is due starts at DefaultBackoff and doubles with
+//     each Defer of the same id, up to DefaultMaxBackoff (WithBackoff).
+//     The queue lives in Redis: revokes deferred before a restart are due
+//     after it, from any Store with the same prefix.
+//   - Due removes and returns up to n queued records whose time has come,
+//     earliest first. Due on an empty queue returns no records and a nil
+//     error, as does Due with n below 1. Records that expired while queued
+//     are dropped, never returned.
+//   - Pending reports how many live records are queued.
+//
+// # Atomicity
+//
+// Every change to one Redis key is one Lua script or one MULTI/EXEC
+// transaction, so concurrent Stores never lose a record: an Add that races
+// a Take of the same key lands either in the Take's result or in Redis
+// afterwards. Each script touches keys of one hash slot only, so Redis
+// Cluster works too. TakeSubject is atomic per host session, not across
+// them.
+//
+// Times come from the store's clock (WithClock), not from Redis; the
+// instances of an application should keep their clocks in step.
+//
+// Errors wrap those of go-redis, including the context's. The store never
+// logs, and its errors never quote a record.
+package redisstore

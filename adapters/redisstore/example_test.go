@@ -1,0 +1,61 @@
+package redisstore_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"time"
+
+	"github.com/embedkit/embedkit/adapters/redisstore"
+	"github.com/embedkit/embedkit/middleware"
+	"github.com/redis/go-redis/v9"
+)
+
+// The examples need a running Redis, so they are compiled but not run.
+
+func Example() {
+	ctx := context.Background()
+	client := redis.NewClient(&redis.Options{Addr: "localhost:6379"})
+	defer client.Close()
+	store := redisstore.New(client, redisstore.WithPrefix("myapp:embed:"))
+
+	// The middleware records each id it mints under the viewer's key...
+	viewer := &middleware.Viewer{Subject: "alice", SessionKey: "host-session-1"}
+	m := middleware.Minted{SessionID: "sess-1", Subject: "alice", ExpiresAt: time.Now().Add(24 * time.Hour)}
+	if err := store.Add(ctx, viewer.Key(), m); err != nil {
+		log.Fatal(err)
+	}
+
+	// ...and takes them all at logout, to revoke them.
+	ms, err := store.Take(ctx, viewer.Key())
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("to revoke:", len(ms))
+}
+
+func ExampleStore_Due() {
+	ctx := context.Background()
+	client := redis.NewClient(&redis.Options{Addr: "localhost:6379"})
+	defer client.Close()
+	store := redisstore.New(client)
+
+	// After a restart, the revokes that failed before it are still queued:
+	// retry those whose time has come, and queue again what still fails.
+	ms, err := store.Due(ctx, 100)
+	if err != nil {
+		log.Fatal(err)
+	}
+	var failed []middleware.Minted
+	for _, m := range ms {
+		if err := revoke(ctx, m.SessionID); err != nil {
+			failed = append(failed, m)
+		}
+	}
+	if err := store.Defer(ctx, failed); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// revoke stands for the platform call that revokes a session id.
+func revoke(context.Context, string) error { return nil }

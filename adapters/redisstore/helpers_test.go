@@ -1,0 +1,117 @@
+package redisstore
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+const noRedis = "EMBEDKIT_REDIS_ADDR not set: the Redis store tests need a running redis-server"
+
+// redisAddr returns the address of the test redis-server, failing the test
+// when there is none and CI=true, skipping it otherwise.
+func redisAddr(tb testing.TB) string {
+	tb.Helper()
+	addr := os.Getenv("EMBEDKIT_REDIS_ADDR")
+	if addr == "" {
+		if os.Getenv("CI") == "true" {
+			tb.Fatal(noRedis)
+		}
+		tb.Skip(noRedis)
+	}
+	return addr
+}
+
+// newClient connects to the test redis-server and closes the client when
+// the test ends.
+func newClient(tb testing.TB) *redis.Client {
+	tb.Helper()
+	c := redis.NewClient(&redis.Options{Addr: redisAddr(tb)})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := c.Ping(ctx).Err(); err != nil {
+		_ = c.Close()
+		tb.Fatalf("redis at EMBEDKIT_REDIS_ADDR does not answer: %v", err)
+	}
+	tb.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// newPrefix returns a key prefix no other test uses, and deletes every key
+// under it when the test ends.
+func newPrefix(tb testing.TB, c redis.UniversalClient) string {
+	tb.Helper()
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	prefix := "embedkit-test:" + hex.EncodeToString(b) + ":"
+	tb.Cleanup(func() { flush(tb, c, prefix) })
+	return prefix
+}
+
+// flush deletes the keys under prefix, and only those.
+func flush(tb testing.TB, c redis.UniversalClient, prefix string) {
+	tb.Helper()
+	ctx := context.Background()
+	iter := c.Scan(ctx, 0, prefix+"*", 1000).Iterator()
+	var batch []string
+	for iter.Next(ctx) {
+		batch = append(batch, iter.Val())
+		if len(batch) == 1000 {
+			if err := c.Unlink(ctx, batch...).Err(); err != nil {
+				tb.Errorf("flush %s: %v", prefix, err)
+			}
+			batch = batch[:0]
+		}
+	}
+	if err := iter.Err(); err != nil {
+		tb.Errorf("flush %s: %v", prefix, err)
+	}
+	if len(batch) > 0 {
+		if err := c.Unlink(ctx, batch...).Err(); err != nil {
+			tb.Errorf("flush %s: %v", prefix, err)
+		}
+	}
+}
+
+// keysUnder lists the Redis keys under prefix.
+func keysUnder(tb testing.TB, c redis.UniversalClient, prefix string) []string {
+	tb.Helper()
+	ctx := context.Background()
+	var out []string
+	iter := c.Scan(ctx, 0, prefix+"*", 1000).Iterator()
+	for iter.Next(ctx) {
+		out = append(out, iter.Val())
+	}
+	if err := iter.Err(); err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
+// fakeClock is a settable clock.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newFakeClock() *fakeClock {
+	return &fakeClock{t: time.Now().Truncate(time.Millisecond)}
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}

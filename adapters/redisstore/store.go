@@ -1,0 +1,290 @@
+package redisstore
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/embedkit/embedkit/middleware"
+	"github.com/redis/go-redis/v9"
+)
+
+var (
+	// errEmptyID is returned by Add and Defer for a record without a
+	// session id.
+	errEmptyID = errors.New("redisstore: record has no session id")
+	// errMalformed is returned when a value read from Redis is not one the
+	// store wrote. The value is not quoted: it may hold a session id.
+	errMalformed = errors.New("redisstore: malformed record in redis")
+)
+
+// Store keeps minted session ids in Redis. It implements
+// middleware.SessionStore, middleware.SubjectIndex and
+// middleware.RevokeQueue. Make one with New. A Store is safe for concurrent
+// use, and any number of Stores with the same prefix, in any number of
+// processes, share the same records.
+type Store struct {
+	client     redis.UniversalClient
+	prefix     string
+	maxPerKey  int
+	now        func() time.Time
+	backoff    int64 // ms
+	maxBackoff int64 // ms
+	queueKeys  []string
+}
+
+var (
+	_ middleware.SessionStore = (*Store)(nil)
+	_ middleware.SubjectIndex = (*Store)(nil)
+	_ middleware.RevokeQueue  = (*Store)(nil)
+)
+
+// New returns a Store that keeps its records in Redis through client. The
+// Store does not close client.
+func New(client redis.UniversalClient, opts ...Option) *Store {
+	c := newConfig(opts)
+	// The queue's keys carry a hash tag so that Redis Cluster puts them in
+	// one slot, as its scripts require.
+	q := c.prefix + "{revoke}:"
+	return &Store{
+		client:     client,
+		prefix:     c.prefix,
+		maxPerKey:  c.maxPerKey,
+		now:        c.now,
+		backoff:    max(1, c.backoff.Milliseconds()),
+		maxBackoff: max(1, c.maxBackoff.Milliseconds()),
+		queueKeys:  []string{q + "due", q + "rec", q + "exp"},
+	}
+}
+
+// digest returns the name under which s appears in Redis key names: the
+// unpadded base64url SHA-256 of s. Host session keys are secrets of the
+// host and subjects are personal data, so neither is written in clear
+// where a key listing would show it.
+func digest(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return base64.RawURLEncoding.EncodeToString(sum[:])
+}
+
+// recordsKey is the Redis key of the hash holding a host session's
+// records, given the digest of the host session key.
+func (s *Store) recordsKey(keyDigest string) string {
+	return s.prefix + "k:" + keyDigest
+}
+
+// indexKey is the Redis key of a subject's index.
+func (s *Store) indexKey(subject string) string {
+	return s.prefix + "u:" + digest(subject)
+}
+
+// Add records m under key. A record whose ExpiresAt has passed is not
+// kept; Add returns nil for it. A record with the session id of one already
+// under key replaces it. When key already holds the maximum number of
+// records (WithMaxPerKey), the record that expires first is dropped.
+// ExpiresAt is kept to the millisecond. A record without a session id is
+// an error.
+func (s *Store) Add(ctx context.Context, key string, m middleware.Minted) error {
+	if m.SessionID == "" {
+		return errEmptyID
+	}
+	now := s.now().UnixMilli()
+	exp := m.ExpiresAt.UnixMilli()
+	if exp <= now {
+		return nil
+	}
+	kd := digest(key)
+	// One round trip for both scripts. The index comes first: an index
+	// entry without records is harmless, a record missing from the index
+	// would escape TakeSubject.
+	run := func(eval bool) error {
+		_, err := s.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+			script(ctx, p, eval, indexScript, []string{s.indexKey(m.Subject)}, kd, exp, now)
+			script(ctx, p, eval, addScript, []string{s.recordsKey(kd)}, m.SessionID, exp, m.Subject, now, s.maxPerKey)
+			return nil
+		})
+		return err
+	}
+	err := run(false)
+	if redis.HasErrorPrefix(err, "NOSCRIPT") {
+		// Redis restarted or flushed its script cache: send the sources.
+		err = run(true)
+	}
+	if err != nil {
+		return fmt.Errorf("redisstore: add: %w", err)
+	}
+	return nil
+}
+
+// script queues sc on p: by digest, or with its source when eval is set.
+// Running scripts by digest in a pipeline cannot fall back to the source
+// on its own, as Script.Run does, so the caller retries with eval.
+func script(ctx context.Context, p redis.Pipeliner, eval bool, sc *redis.Script, keys []string, args ...any) {
+	if eval {
+		sc.Eval(ctx, p, keys, args...)
+	} else {
+		sc.EvalSha(ctx, p, keys, args...)
+	}
+}
+
+// Take removes and returns every record under key whose ExpiresAt has not
+// passed, reading and deleting in one transaction. Take of a missing key
+// returns no records and a nil error.
+func (s *Store) Take(ctx context.Context, key string) ([]middleware.Minted, error) {
+	rk := s.recordsKey(digest(key))
+	var all *redis.MapStringStringCmd
+	_, err := s.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		all = p.HGetAll(ctx, rk)
+		p.Del(ctx, rk)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("redisstore: take: %w", err)
+	}
+	now := s.now().UnixMilli()
+	var out []middleware.Minted
+	for id, v := range all.Val() {
+		m, err := parseRecord(id, v)
+		if err != nil {
+			return nil, fmt.Errorf("redisstore: take: %w", err)
+		}
+		if m.ExpiresAt.UnixMilli() > now {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+// TakeSubject removes and returns every record whose Subject is subject,
+// under any host session key, whose ExpiresAt has not passed. Records of
+// other subjects stay. Subjects are compared exactly. TakeSubject of a
+// subject without records returns no records and a nil error.
+//
+// Each host session is handled atomically, not all of them at once: a
+// record added for subject while TakeSubject runs is either returned or
+// left in the store.
+func (s *Store) TakeSubject(ctx context.Context, subject string) ([]middleware.Minted, error) {
+	now := s.now().UnixMilli()
+	keys, err := s.client.ZRangeByScore(ctx, s.indexKey(subject), &redis.ZRangeBy{
+		Min: "(" + strconv.FormatInt(now, 10),
+		Max: "+inf",
+	}).Result()
+	if err != nil {
+		return nil, fmt.Errorf("redisstore: take subject: %w", err)
+	}
+	var out []middleware.Minted
+	for _, kd := range keys {
+		pairs, err := takeSubjectScript.Run(ctx, s.client, []string{s.recordsKey(kd)}, subject, now).StringSlice()
+		if err != nil {
+			return out, fmt.Errorf("redisstore: take subject: %w", err)
+		}
+		ms, err := parsePairs(pairs)
+		if err != nil {
+			return out, fmt.Errorf("redisstore: take subject: %w", err)
+		}
+		out = append(out, ms...)
+	}
+	return out, nil
+}
+
+// Defer queues ms for a later attempt. A record whose ExpiresAt has passed
+// is not queued. The first Defer of a session id makes it due after the
+// backoff (WithBackoff); each further Defer of the same id before it
+// expires doubles the wait, up to the limit. Deferring an id that is
+// already queued reschedules it rather than queueing it twice. A record
+// without a session id is an error, and then nothing is queued.
+func (s *Store) Defer(ctx context.Context, ms []middleware.Minted) error {
+	if len(ms) == 0 {
+		return nil
+	}
+	args := make([]any, 0, 3+3*len(ms))
+	args = append(args, s.now().UnixMilli(), s.backoff, s.maxBackoff)
+	for _, m := range ms {
+		if m.SessionID == "" {
+			return errEmptyID
+		}
+		args = append(args, m.SessionID, m.ExpiresAt.UnixMilli(), m.Subject)
+	}
+	if err := deferScript.Run(ctx, s.client, s.queueKeys, args...).Err(); err != nil {
+		return fmt.Errorf("redisstore: defer: %w", err)
+	}
+	return nil
+}
+
+// Due removes and returns up to n queued records whose next attempt time
+// has come, earliest first. Records that expired while queued are dropped,
+// not returned. Due on an empty queue, or with nothing due yet, returns no
+// records and a nil error; so does Due with n below 1.
+func (s *Store) Due(ctx context.Context, n int) ([]middleware.Minted, error) {
+	if n < 1 {
+		return nil, nil
+	}
+	pairs, err := dueScript.Run(ctx, s.client, s.queueKeys, s.now().UnixMilli(), n).StringSlice()
+	if err != nil {
+		return nil, fmt.Errorf("redisstore: due: %w", err)
+	}
+	out := make([]middleware.Minted, 0, len(pairs)/2)
+	for i := 0; i+1 < len(pairs); i += 2 {
+		m, err := parseQueued(pairs[i], pairs[i+1])
+		if err != nil {
+			return nil, fmt.Errorf("redisstore: due: %w", err)
+		}
+		out = append(out, m)
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
+}
+
+// Pending reports how many live records are queued.
+func (s *Store) Pending(ctx context.Context) (int, error) {
+	n, err := pendingScript.Run(ctx, s.client, s.queueKeys, s.now().UnixMilli()).Int()
+	if err != nil {
+		return 0, fmt.Errorf("redisstore: pending: %w", err)
+	}
+	return n, nil
+}
+
+// parseRecord decodes a records hash entry: value "<expiry> <subject>".
+func parseRecord(id, v string) (middleware.Minted, error) {
+	e, subject, ok := strings.Cut(v, " ")
+	if !ok {
+		return middleware.Minted{}, errMalformed
+	}
+	exp, err := strconv.ParseInt(e, 10, 64)
+	if err != nil {
+		return middleware.Minted{}, errMalformed
+	}
+	return middleware.Minted{SessionID: id, Subject: subject, ExpiresAt: time.UnixMilli(exp)}, nil
+}
+
+// parseQueued decodes a queue entry: value "<expiry> <attempts> <subject>".
+func parseQueued(id, v string) (middleware.Minted, error) {
+	e, rest, ok := strings.Cut(v, " ")
+	if !ok {
+		return middleware.Minted{}, errMalformed
+	}
+	_, subject, ok := strings.Cut(rest, " ")
+	if !ok {
+		return middleware.Minted{}, errMalformed
+	}
+	return parseRecord(id, e+" "+subject)
+}
+
+// parsePairs decodes session id, value pairs of records hash entries.
+func parsePairs(pairs []string) ([]middleware.Minted, error) {
+	var out []middleware.Minted
+	for i := 0; i+1 < len(pairs); i += 2 {
+		m, err := parseRecord(pairs[i], pairs[i+1])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
