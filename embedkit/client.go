@@ -384,7 +384,7 @@ type call struct {
 // A 2xx body is decoded into v: JSON unless v is an io.Writer, which gets
 // the raw bytes; nil v discards it. A non-2xx answer returns an *APIError.
 // The returned response's Body has been read and closed; it is replaced by
-// an in-memory copy.
+// an in-memory copy (of at most 64 KiB for an error answer).
 func (c *Client) Do(req *http.Request, v any) (*http.Response, error) {
 	cl := call{template: sanitizePath(req.URL.Path)}
 	return c.do(req, cl, v)
@@ -565,6 +565,7 @@ func drain(body io.ReadCloser) {
 func (c *Client) apiError(req *http.Request, resp *http.Response, cl call) *APIError {
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	drain(resp.Body)
+	resp.Body = io.NopCloser(bytes.NewReader(raw))
 	secrets := append([]string{c.apiKey}, cl.secrets...)
 	e := &APIError{
 		StatusCode:   resp.StatusCode,

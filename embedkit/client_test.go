@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -818,5 +819,123 @@ func TestSanitizePath(t *testing.T) {
 		if got := sanitizePath(in); got != want {
 			t.Errorf("sanitizePath(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestNoSecretsAnywhere runs success and failure paths of the
+// secret-bearing operations with a debug logger and checks every error
+// and every log line.
+func TestNoSecretsAnywhere(t *testing.T) {
+	var buf bytes.Buffer
+	var mu sync.Mutex
+	logger := slog.New(slog.NewJSONHandler(&lockedWriter{w: &buf, mu: &mu}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	c, mux, _ := setup(t, WithLogger(logger), WithCircuitBreaker(BreakerSettings{FailureThreshold: 100}), WithAPIKeyHeader("Api-Key"))
+	recordSleeps(c)
+	mode := atomic.Int32{}
+	echo := func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		auth := r.Header.Get("Authorization")
+		switch mode.Load() {
+		case 0:
+			if strings.Contains(r.URL.Path, "generate-session") {
+				writeJSON(w, 200, `{"sessionId":"`+testSession+`"}`)
+				return
+			}
+			writeJSON(w, 200, `{"token":"`+testToken+`","data":{"token":"`+testToken+`"}}`)
+		case 1: // the platform echoes everything it got in an error
+			writeJSON(w, 400, `{"error":"bad request `+auth+` `+strings.ReplaceAll(string(b), `"`, `'`)+`"}`)
+		case 2:
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(500)
+			io.WriteString(w, "<pre>"+auth+string(b)+"</pre>")
+		case 3: // broken success bodies that hold the secret
+			writeJSON(w, 200, `{"sessionId":"`+testSession+`","token":"`+testToken)
+		}
+	}
+	for _, p := range []string{"POST /api/v1/embed/generate-session", "POST /api/v1/embed/session/revoke", "POST /api/v1/embed/session/token",
+		"POST /api/v1/deployments/1/environments/e/tokens-for-meta-sync", "POST /api/v1/deployments/1/token"} {
+		mux.HandleFunc(p, echo)
+	}
+	ctx := context.Background()
+	var errs []error
+	for m := range int32(4) {
+		mode.Store(m)
+		_, err := c.GenerateSession(ctx, &GenerateSessionRequest{DeploymentID: 1, ExternalID: "u"})
+		errs = append(errs, err)
+		errs = append(errs, c.RevokeSession(ctx, testSession))
+		_, err = c.ExchangeSession(ctx, testSession)
+		errs = append(errs, err)
+		_, err = c.CreateMetaToken(ctx, 1, "e", &MetaTokenRequest{SecurityContext: map[string]any{}})
+		errs = append(errs, err)
+		_, err = c.CreateDataAPIToken(ctx, 1, nil)
+		errs = append(errs, err)
+	}
+	failures := 0
+	for _, err := range errs {
+		if err != nil {
+			failures++
+			noSecrets(t, "error", err.Error())
+			noSecrets(t, "error %+v", fmt.Sprintf("%+v", err))
+		}
+	}
+	if failures < 14 {
+		t.Errorf("only %d failures", failures)
+	}
+	// A platform that cannot be reached.
+	c2, _ := New("http://127.0.0.1:1", testKey, WithLogger(logger), WithRetry(RetryPolicy{MaxAttempts: 1}))
+	_, err := c2.ExchangeSession(ctx, testSession)
+	if err == nil {
+		t.Fatal("unreachable platform answered")
+	}
+	noSecrets(t, "error", err.Error())
+	mu.Lock()
+	defer mu.Unlock()
+	noSecrets(t, "log", buf.String())
+	if !strings.Contains(buf.String(), `"path":"/api/v1/embed/session/token"`) {
+		t.Errorf("log lacks records: %s", buf.String())
+	}
+}
+
+// TestConcurrentUse shares one Client among goroutines (run with -race).
+func TestConcurrentUse(t *testing.T) {
+	c, mux, _ := setup(t, WithCircuitBreaker(BreakerSettings{}), WithRetry(RetryPolicy{Backoff: JitterBackoff(rand.NewPCG(1, 1))}))
+	var n atomic.Int32
+	mux.HandleFunc("POST /api/v1/embed/generate-session", func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1)%5 == 0 {
+			writeJSON(w, 429, `{"error":"slow down"}`)
+			return
+		}
+		writeJSON(w, 200, `{"sessionId":"`+testSession+`"}`)
+	})
+	var wg sync.WaitGroup
+	for range 50 {
+		wg.Go(func() {
+			if _, err := c.GenerateSession(context.Background(), &GenerateSessionRequest{DeploymentID: 1, ExternalID: "u"}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// TestBreakerIgnoresCallerCancel: a call the caller cancels while it is in
+// flight does not count as a platform failure.
+func TestBreakerIgnoresCallerCancel(t *testing.T) {
+	c, mux, _ := setup(t, WithCircuitBreaker(BreakerSettings{FailureThreshold: 1}))
+	started := make(chan struct{}, 1)
+	mux.HandleFunc("GET /api/v1/spec", func(w http.ResponseWriter, r *http.Request) {
+		started <- struct{}{}
+		<-r.Context().Done()
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-started
+		cancel()
+	}()
+	if _, err := c.Spec(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+	if c.BreakerState() != BreakerClosed {
+		t.Errorf("caller cancellation opened the circuit")
 	}
 }
