@@ -623,10 +623,12 @@ type transportErr struct {
 	secrets      []string
 }
 
+// Error names the method and path and the scrubbed cause.
 func (e *transportErr) Error() string {
 	return "embedkit: " + e.method + " " + e.path + ": " + scrub(e.err.Error(), e.secrets...)
 }
 
+// Unwrap returns the cause.
 func (e *transportErr) Unwrap() error { return e.err }
 
 // logAttempt writes the per-attempt debug record.
