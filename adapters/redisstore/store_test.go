@@ -208,7 +208,7 @@ func TestRevokeQueueSurvivesRestart(t *testing.T) {
 	clock := newFakeClock()
 	firstClient := redis.NewClient(&redis.Options{Addr: redisAddr(t)})
 	first := New(firstClient, WithPrefix(prefix), WithClock(clock.Now), WithBackoff(time.Minute, time.Hour))
-	ms := []middleware.Minted{minted("r-1", "alice", clock.Now().Add(time.Hour)), minted("r-2", "bob", clock.Now().Add(time.Hour))}
+	ms := []middleware.Minted{minted("r-1", "alice", clock.Now().Add(time.Hour)), minted("r-2", "bob smith", clock.Now().Add(time.Hour))}
 	if err := first.Defer(ctx, ms); err != nil {
 		t.Fatal(err)
 	}
@@ -228,8 +228,9 @@ func TestRevokeQueueSurvivesRestart(t *testing.T) {
 	if g := ids(got); !slices.Equal(g, []string{"r-1", "r-2"}) {
 		t.Errorf("Due after restart = %v, want [r-1 r-2]", g)
 	}
+	want := map[string]string{"r-1": "alice", "r-2": "bob smith"}
 	for _, m := range got {
-		if m.Subject == "" || !m.ExpiresAt.Equal(clock.Now().Add(-time.Minute).Add(time.Hour)) {
+		if m.Subject != want[m.SessionID] || !m.ExpiresAt.Equal(clock.Now().Add(-time.Minute).Add(time.Hour)) {
 			t.Errorf("record %s came back as %q, %v", m.SessionID, m.Subject, m.ExpiresAt)
 		}
 	}
