@@ -377,7 +377,7 @@ type call struct {
 }
 
 // Do sends req, built by NewRequest, with the Client's retries (by method
-// idempotency: GET, HEAD, PUT, DELETE are retried on 429, 502, 503, 504 and
+// idempotency: GET, HEAD, PUT, DELETE are retried on 429, every 5xx but 501 and
 // connection errors; POST only when the connection could not be opened and
 // on 429), error decoding and circuit breaker.
 //

@@ -496,7 +496,7 @@ func TestCancelStopsRetries(t *testing.T) {
 // TestRetryTable counts attempts per status and method.
 func TestRetryTable(t *testing.T) {
 	statuses := []int{400, 401, 403, 404, 409, 422, 429, 500, 501, 502, 503, 504}
-	idempotentRetried := map[int]bool{429: true, 502: true, 503: true, 504: true}
+	idempotentRetried := map[int]bool{429: true, 500: true, 502: true, 503: true, 504: true}
 	type op struct {
 		name       string
 		idempotent bool

@@ -40,8 +40,8 @@
 //
 // A call is retried only where that is safe (see DefaultCheckRetry).
 // GET, PUT, DELETE and session revoke, which the platform answers with 204
-// even for unknown ids, are retried on 429, 502, 503, 504 and on
-// connection errors and timeouts. The POSTs that mint something (a
+// even for unknown ids, are retried on 429, on every 5xx except 501 and
+// 505, and on connection errors and timeouts. The POSTs that mint something (a
 // session, a token, an export job) are retried only when the platform
 // cannot have acted: when the connection could not be opened, and on 429.
 // They are never retried after a 5xx or a connection broken mid-request,

@@ -126,8 +126,9 @@ func jitter(attempt int, lo, hi time.Duration, draw func(int64) int64) time.Dura
 // DefaultCheckRetry is the default retry decision.
 //
 // Idempotent requests (GET, HEAD, PUT, DELETE, OPTIONS, and session
-// revoke, which answers 204 for unknown ids) are retried on 429, 502, 503,
-// 504 and on connection errors and timeouts. Other requests (the POSTs that
+// revoke, which answers 204 for unknown ids) are retried on 429, on every
+// 5xx except 501 Not Implemented and 505, and on connection errors and
+// timeouts. Other requests (the POSTs that
 // mint a session or a token, or submit an export) are retried only when
 // the platform cannot have acted on them: when the connection could not be
 // made at all (refused, DNS failure) and on 429. They are never retried
@@ -162,10 +163,10 @@ func DefaultCheckRetry(ctx context.Context, idempotent bool, resp *http.Response
 	switch resp.StatusCode {
 	case http.StatusTooManyRequests:
 		return true
-	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-		return idempotent
+	case http.StatusNotImplemented, http.StatusHTTPVersionNotSupported:
+		return false
 	}
-	return false
+	return idempotent && resp.StatusCode >= 500 && resp.StatusCode <= 599
 }
 
 // isDialError reports whether err happened while opening the connection,

@@ -32,7 +32,8 @@ type GenerateSessionRequest struct {
 	DeploymentID int64 `json:"deploymentId"`
 
 	// ExternalID is the stable identifier of the external user. The
-	// platform requires it lowercase and trimmed; Normalize makes it so.
+	// platform requires it lowercase and trimmed; the client sends
+	// NormalizeExternalID(ExternalID).
 	ExternalID string `json:"externalId,omitzero"`
 	// InternalID is the username of an existing internal user. With it,
 	// Groups, UserAttributes, GroupDefinitions, UserAttributeDefinitions,
