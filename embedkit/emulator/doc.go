@@ -1,0 +1,225 @@
+// Package emulator is the analytics platform itself, in memory: an
+// http.Handler that serves the management API exactly as the platform's
+// specification describes it, plus the embed iframe pages and a control API
+// for tests. Use it the way stripe-mock is used: point a client at it in
+// unit tests, in CI, or in a local demo.
+//
+// The emulator checks every rule on its own. It does not import the
+// embedkit client's validators, so a client tested against it is tested
+// against an independent implementation of the specification.
+//
+// # Short path
+//
+//	srv, err := emulator.New(nil) // nil: the built-in demo fixture
+//	if err != nil { ... }
+//	ts := httptest.NewServer(srv)
+//	defer ts.Close()
+//	// API key "ek_dev_only_admin_all", deployment 1, dashboard "sales-overview".
+//
+// From the command line (first stdout line: "listening on http://HOST:PORT"):
+//
+//	go run ./cmd/demo emulator -listen 127.0.0.1:0 -fixture FILE [-tls]
+//
+// # Fixture
+//
+// A fixture is the whole initial state of an account. Every object in it is
+// closed: unknown members, duplicate ids and dangling references (a key's
+// user or deployments, a dashboard's managers) are load errors that name
+// the path, such as "deployments[0].branches[2].kind: must be production,
+// shared or personal". A full example:
+//
+//	{"tenant": "acme", "embedding": true, "creatorMode": true, "auditLog": true,
+//	 "dataDownloadsRestricted": false, "revocationClaim": true,
+//	 "maxExternalUsers": 10000, "maxExportsInFlight": 3,
+//	 "users": [
+//	   {"username": "admin", "email": "admin@acme.test", "admin": true, "permissions": ["AuditLogManage"]},
+//	   {"username": "dana", "email": "dana@acme.test", "admin": false, "active": true}],
+//	 "apiKeys": [
+//	   {"key": "ek_admin_all", "user": "admin"},
+//	   {"key": "ek_admin_d1", "user": "admin", "deployments": [1]},
+//	   {"key": "ek_personal", "user": "dana", "personal": true}],
+//	 "groups": ["sales", "emea"],
+//	 "userAttributes": [{"name": "region", "type": "string"}, {"name": "quota", "type": "number"}],
+//	 "embedTenants": [{"name": "globex", "displayName": "Globex",
+//	   "groups": [{"name": "editors", "description": "Can edit"}],
+//	   "userAttributes": [{"name": "tier", "type": "string"}]}],
+//	 "deployments": [{"id": 1, "name": "Sales analytics", "createdAt": "2026-01-02T03:04:05Z",
+//	   "templateVariables": {"warehouse": "main"},
+//	   "environments": [{"id": "env-prod", "name": "Production", "type": "production",
+//	     "restUrl": "https://acme.example/api/data/v1", "sqlHost": "sql.acme.example", "sqlPort": 5432}],
+//	   "branches": [{"id": 1, "name": "main", "kind": "production"},
+//	     {"id": 2, "name": "q3-metrics", "kind": "shared", "served": false},
+//	     {"id": 3, "name": "dev-dana", "kind": "personal", "served": true}],
+//	   "versions": [{"releaseChannelVersion": "platform/runtime:v1.4.2", "version": "1.4.2",
+//	     "releaseChannel": "stable", "isLatestInChannel": true, "isCurrent": true}],
+//	   "dashboards": [
+//	     {"id": 10, "publicId": "sales-overview", "title": "Sales overview", "published": true, "managers": ["admin"]},
+//	     {"id": 11, "publicId": "draft-board", "title": "Draft", "published": false, "managers": ["admin"]},
+//	     {"id": 12, "publicId": "broken-board", "title": "Broken", "published": true, "managers": ["admin"],
+//	      "renderError": "widget 3 failed to load"}]}],
+//	 "auditEvents": [{"time": "2026-03-01T10:00:00Z", "eventName": "user.login",
+//	   "userEmail": "dana@acme.test", "data": {"ip": "203.0.113.7"}}]}
+//
+// A key without "deployments" is unscoped. A user's "active" defaults to
+// true. Exactly one branch of a deployment is the production branch; a
+// branch's optional "stagingEnvironment" (shared branches only),
+// "parentBranch" and "lastHash" set its initial state. Exactly one version
+// is current and each channel has exactly one latest version. A dashboard
+// with "renderError" always fails to render with that message.
+// "embedTenants" and "templateVariables" are optional. The built-in demo
+// fixture (DemoFixture) has tenant "acme", the dev-only keys
+// ek_dev_only_admin_all, ek_dev_only_admin_d1 and ek_dev_only_personal,
+// groups sales, emea, amer, apac and analysts, and deployment 1 with
+// dashboards sales-overview, regional-performance, draft-board (unpublished)
+// and broken-board (always fails to render).
+//
+// # Authentication
+//
+// /api/v1 and /build/api/v1 take "Authorization: Bearer <API key>". The
+// embed session endpoints (generate-session and revoke) also take
+// "Api-Key <API key>", the form the specification documents for them; the
+// operations answered 501 take both. Revoke also accepts an embed token of
+// an internal admin user as its Bearer credential. The scheme name is
+// case-insensitive. 401: credential missing, malformed, unknown, expired or
+// revoked, or its user deactivated. 403: valid but outside the key's
+// deployment scope or lacking the role (admin for generate-session, revoke
+// and embed-tenant groups; AuditLogManage for the audit export; manage
+// access for dashboard export; administrator for renderAs). Revoke does not
+// check the deployment scope. The specification accepts only HTTPS; the
+// emulator also serves plain HTTP (tests run it on loopback) and does not
+// enforce HTTPS.
+//
+// Errors have the body {"error": "<message>"} with Content-Type
+// application/json, using the specification's messages where it gives
+// them: "Groups with names ghosts, zombies not found", "User attributes not
+// found", "cannot change type". Other messages name the field.
+//
+// # Request bodies
+//
+// Bodies are limited to 1 MiB (413 beyond). Every documented schema is
+// treated as closed: an unknown member is a 400 naming it. null means the
+// same as an omitted member. A member of the wrong JSON type is a 400
+// naming the field ("settings.allowAi: must be a boolean"). Field names
+// are matched case-sensitively.
+//
+// # Embed sessions
+//
+// generate-session answers {"sessionId"} with 32 lower-case hex characters
+// from crypto/rand. The specification leaves the status of most invalid
+// requests unstated; the emulator answers 400 with a message naming the
+// field, for: a missing or non-integral deploymentId; not exactly one of
+// externalId and internalId; an externalId that is not lowercase and
+// trimmed; an internalId that is not an active user, or combined with
+// groups, userAttributes, groupDefinitions, userAttributeDefinitions,
+// securityContext or userProfile; an embedTenantName breaking the schema
+// pattern (2 to 36 characters; the pattern wins over the prose's 5 to 36);
+// creatorMode without the tenant flag; tenantGroups or
+// tenantGroupDefinitions without creatorMode and embedTenantName;
+// userAttributeDefinitions without creatorMode; duplicate names; unknown
+// groups, tenant groups or attributes; attribute values of the wrong type;
+// a type change; a picture that is not an absolute http or https URL;
+// unknown settings or theme keys; a branch nothing serves; and the external
+// user limit. An unknown deployment is 404, as is a branchName that is not
+// a branch of the deployment. A request that fails changes nothing.
+//
+// Groups replace memberships when sent, clear them when [], and keep them
+// when omitted; the same holds for tenantGroups. The effective groups are
+// signed into the token's security context at platformCloud.groups (global
+// names verbatim, tenant groups as system:tenant:{tenant}:group:{name});
+// other members of a platformCloud object sent by the caller are kept.
+// Attribute values and the user profile persist on the external user,
+// keyed by externalId; a null value clears an attribute. In creator mode,
+// attribute names resolve against the embed tenant's catalog, which
+// userAttributeDefinitions upsert. groupDefinitions, isEphemeral,
+// publicDashboardId and roles are accepted (type-checked) and have no
+// effect.
+//
+// The exchange (POST /api/v1/embed/session/token, {"sessionId"}) needs no
+// credential and answers {"token": "<JWT>"}; it works once, while the
+// virtual clock is before creation + 5 minutes (at exactly 5 minutes the id
+// is expired). The token carries the security context, identity, tenant,
+// attributes, settings, theme and branch, iat = exchange time, exp = iat +
+// 24 h, and rvk when the fixture's revocationClaim is true. Revoke answers
+// 204 for every id; it revokes an unexchanged id, and an exchanged one only
+// when its token carries rvk (its token is then rejected with 401).
+//
+// # Other operations
+//
+// Deployment and environment lists use offset pagination (offset default
+// 0, limit default 20) with the envelopes {data: {deployments}} and
+// {data: {environments}} plus pagination {offset, limit, total}. A branch
+// with its staging environment enabled is listed as an environment of type
+// staging with id "staging-<branch>". Metadata tokens answer {data: {token,
+// created_at, expires_at}} with expires_in seconds (default 86400); data-API
+// tokens answer {"token"} with expiresIn 60 to 86400 (default 86400). Both
+// are signed with keys of their own and never pass as embed tokens.
+//
+// PUT /api/v1/deployments/{id} is a partial update answering the
+// deployment's settings. releaseChannelVersion is accepted as <semver>,
+// v<semver> or <image_repo>:v<semver> and must be listed (400 otherwise);
+// releaseChannel alone moves to that channel's latest; choosing a version
+// that is not its channel's latest sets releaseChannelVersionHold and
+// choosing the latest clears it, unless the request sends the hold itself.
+// templateVariables merge key by key (null removes a key).
+//
+// The audit CSV export streams the columns time (RFC 3339 UTC), eventName,
+// userEmail and data (compact JSON) as text/csv with Content-Disposition:
+// attachment; filename="audit-log.csv". start and end accept a date (whole
+// day, inclusive) or an RFC 3339 time; search matches the event data
+// case-insensitively; userEmail matches case-insensitively.
+//
+// Dashboard exports: both or neither dashboard id, a format other than png
+// or pdf, or an unpublished dashboard give 400 (the message says only a
+// published dashboard can be exported); a dashboard outside the deployment
+// gives 404; restricted data downloads, missing manage access (the user is
+// not among the dashboard's managers) and renderAs by a non-administrator
+// give 403; more than maxExportsInFlight unfinished jobs for the rendered
+// identity give 429. A job answers "pending" on its first poll,
+// "processing" (progress 50) on its second, and its final status from the
+// third poll on, or as soon as the clock is 2 seconds past submission:
+// "completed" (progress 100, contentType) or "failed" (error). Download
+// answers 409 while rendering, 422 after a failed render, and the PNG or
+// PDF as an attachment named <filename>.<format> (default "dashboard").
+// Only the submitting user may poll or download (404 for others); at
+// expiresAt, 5 minutes after submission, the job is gone (404).
+//
+// Embed-tenant groups are cursor-paginated (first 1 to 100, default 20;
+// after = the previous pageInfo.endCursor) with items, pageInfo and the
+// legacy data, count and pagination fields. Operations the specification
+// lists by path only answer 501 {"error": "not implemented by the
+// emulator"}; unknown paths answer 404 and wrong methods 405, both JSON.
+//
+// # Control API
+//
+// The control API needs no credential; never expose an emulator beyond
+// loopback (ListenAndServe and the command refuse other addresses unless
+// told otherwise).
+//
+//	POST   /_emulator/reset     a fixture (empty: the Server's own) → 204; all state
+//	                            replaced, clock back to the base clock
+//	POST   /_emulator/clock     {"advance": "5m1s"} → 200 {"now": "<RFC 3339>"}
+//	GET    /_emulator/clock     → 200 {"now": "<RFC 3339>"}
+//	POST   /_emulator/faults    {"faults": [{"method": "POST", "path": "/api/v1/embed/generate-session",
+//	                              "status": 503, "times": 2, "delay": "50ms", "retryAfter": "1",
+//	                              "reset": false, "body": "optional raw body"}]} → 204
+//	DELETE /_emulator/faults    → 204
+//	GET    /_emulator/sessions  → 200 {"sessions": [{"sessionId", "state", "externalId",
+//	                              "deploymentId", "createdAt"}]}
+//	GET    /_emulator/requests  → 200 {"requests": [{"method", "path", "status", "time"}]}
+//
+// A fault applies to the next times matching requests (0: until cleared);
+// a path ending in "*" matches a prefix; reset drops the connection; delay
+// sleeps first, ending early when the request's context is done. The same
+// operations are methods: Reset, Advance, InjectFault, ClearFaults,
+// Sessions and Requests. The request log keeps the newest 1000 requests
+// and never records query strings, headers or bodies.
+//
+// # Time, scale and safety
+//
+// Every expiry reads the virtual clock: the base clock (WithClock, default
+// time.Now) plus the offset of Advance. Sessions and jobs are indexed by id
+// and expire lazily; records nothing can reach any more are swept at most
+// once a minute of virtual time. A Server is safe for concurrent use. Logs
+// (WithLogger) never contain API keys, tokens or session ids, only short
+// hashes.
+package emulator
