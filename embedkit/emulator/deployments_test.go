@@ -197,7 +197,7 @@ func TestVersionsAndSwitch(t *testing.T) {
 		{"version not in channel", `{"releaseChannel":"preview","releaseChannelVersion":"1.3.9"}`, 400, "", "", false},
 		{"unknown version", `{"releaseChannelVersion":"9.9.9"}`, 400, "", "", false},
 		{"unknown channel", `{"releaseChannel":"nightly"}`, 400, "", "", false},
-		{"image not settable", `{"cubeImage":"x"}`, 400, "", "", false},
+		{"image not settable", `{"runtimeImage":"x"}`, 400, "", "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
