@@ -81,13 +81,14 @@ func (x *subjectIndex) replace(key, old string, recs []rec) {
 			cur = append(cur, h)
 		}
 	}
-	var prev uint64
+	var gone [4]uint64
+	seen := gone[:0]
 	for r := range records(old) {
 		h := x.hash(r.subject)
-		if h == prev || slices.Contains(cur, h) {
+		if slices.Contains(cur, h) || slices.Contains(seen, h) {
 			continue
 		}
-		prev = h
+		seen = append(seen, h)
 		sh := x.shard(h)
 		sh.mu.Lock()
 		sh.remove(h, key)
@@ -104,13 +105,14 @@ func (x *subjectIndex) replace(key, old string, recs []rec) {
 // evicted is the cache's eviction callback: the sweep (or Delete) removed
 // key, which held the encoded records v.
 func (x *subjectIndex) evicted(key string, v any) {
-	var prev uint64
+	var buf [4]uint64
+	seen := buf[:0]
 	for r := range records(v.(string)) {
 		h := x.hash(r.subject)
-		if h == prev {
+		if slices.Contains(seen, h) {
 			continue
 		}
-		prev = h
+		seen = append(seen, h)
 		sh := x.shard(h)
 		sh.mu.Lock()
 		if !x.holds(key, h) {
