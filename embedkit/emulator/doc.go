@@ -189,6 +189,34 @@
 // lists by path only answer 501 {"error": "not implemented by the
 // emulator"}; unknown paths answer 404 and wrong methods 405, both JSON.
 //
+// # Iframe pages and sample data
+//
+// The emulator serves what the embedding iframe loads:
+// /embed/dashboard/{publicId}?session=, /embed/d/{deploymentId}/dashboard/{publicId}?session=,
+// /embed/d/{deploymentId}/app?session= and /embed/chat?sessionId=. The page
+// exchanges the id, then reads GET /embed/api/context with the embed token
+// as its Bearer credential (401 once the token is revoked or expired, which
+// the page shows as "session ended"). It formats numbers and dates in the
+// session's locale and time zone (runtime message, then ?locale= and
+// ?timezone=, then settings, then en-US and UTC), applies the theme, and
+// speaks the postMessage protocol: envelope {source: "platform-embed",
+// direction, type, payload, timestamp}; events platform:event:ready,
+// :error, :session-expiring and :session-ended; actions
+// platform:action:set-locale, :set-timezone, :set-theme,
+// :set-color-scheme, :refresh and :renew-session, accepted only from the
+// parent origin.
+//
+// Every dashboard shows monthly revenue and orders by region (EMEA, AMER,
+// APAC) for January to June 2025, derived from its public id alone, so
+// pages and exports agree across runs. The rows follow the identity signed
+// into the embed token: a "region" user attribute or security-context key
+// (a string or array of strings, case-insensitive; when both are present
+// both apply) limits the rows to those regions, and a region key of any
+// other type or naming no known region shows no rows (a null region is no
+// restriction). Otherwise global groups in
+// securityContext.platformCloud.groups named emea, amer or apac limit the
+// rows to those regions; otherwise every row is shown.
+//
 // # Control API
 //
 // The control API needs no credential; never expose an emulator beyond
