@@ -4,13 +4,14 @@
 # a short run of every fuzz target.
 #
 # On a fresh Debian machine it first installs what the tests need
-# (redis-server for the Redis store, chromium for the browser tests) and
+# (redis-server for the Redis store, chromium for the browser tests,
+# poppler-utils to open exported PDFs, nodejs for the host script) and
 # starts a private redis-server on loopback for the run.
 #
 # Environment:
 #   FUZZTIME   how long each fuzz target runs (default 10s; 0 skips fuzzing)
-#   SKIP_INSTALL=1  do not apt-get anything (the tests that need a missing
-#                   tool then fail loudly when CI=true, and skip otherwise)
+#   SKIP_INSTALL=1  do not apt-get anything (a test that needs a missing
+#                   tool then fails and says what to install; none skips)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,6 +21,8 @@ step() { printf '\n== %s\n' "$*"; }
 missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v pdftoppm >/dev/null 2>&1 || missing+=(poppler-utils)
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
 if ((${#missing[@]})) && [[ "${SKIP_INSTALL:-}" != 1 ]]; then
 	step "installing ${missing[*]}"
 	sudo=""

@@ -10,22 +10,22 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/embedkit/embedkit/internal/testredis"
 )
 
-const noRedis = "EMBEDKIT_REDIS_ADDR not set: the Redis store tests need a running redis-server"
-
-// redisAddr returns the address of the test redis-server, failing the test
-// when there is none and CI=true, skipping it otherwise.
+// redisAddr returns the address of the test redis-server: the one the test
+// command started, or a private one (see internal/testredis). Without
+// either the test fails; it never skips.
 func redisAddr(tb testing.TB) string {
 	tb.Helper()
-	addr := os.Getenv("EMBEDKIT_REDIS_ADDR")
-	if addr == "" {
-		if os.Getenv("CI") == "true" {
-			tb.Fatal(noRedis)
-		}
-		tb.Skip(noRedis)
-	}
-	return addr
+	return testredis.Addr(tb)
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testredis.Stop()
+	os.Exit(code)
 }
 
 // newClient connects to the test redis-server and closes the client when
@@ -37,7 +37,7 @@ func newClient(tb testing.TB) *redis.Client {
 	defer cancel()
 	if err := c.Ping(ctx).Err(); err != nil {
 		_ = c.Close()
-		tb.Fatalf("redis at EMBEDKIT_REDIS_ADDR does not answer: %v", err)
+		tb.Fatalf("redis at %s does not answer: %v", c.Options().Addr, err)
 	}
 	tb.Cleanup(func() { _ = c.Close() })
 	return c

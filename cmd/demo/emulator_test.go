@@ -27,7 +27,7 @@ func buildDemo(t *testing.T) string {
 
 func TestEmulatorCommand(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds and runs the command")
+		t.Skip("builds and runs the command; not run with -short")
 	}
 	bin := buildDemo(t)
 	fixture := filepath.Join(t.TempDir(), "fixture.json")
@@ -107,7 +107,7 @@ func TestEmulatorCommand(t *testing.T) {
 
 func TestEmulatorCommandRefusals(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds and runs the command")
+		t.Skip("builds and runs the command; not run with -short")
 	}
 	bin := buildDemo(t)
 	bad := filepath.Join(t.TempDir(), "bad.json")

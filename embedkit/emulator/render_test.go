@@ -162,7 +162,7 @@ func checkPDF(t *testing.T, b []byte) {
 func TestRenderPDFOpens(t *testing.T) {
 	bin, err := exec.LookPath("pdftoppm")
 	if err != nil {
-		t.Skip("pdftoppm not installed")
+		t.Fatal("pdftoppm not found: run 'make test', which installs poppler-utils")
 	}
 	b, _, err := renderExport("pdf", "Sales overview", sampleRowsFor("sales-overview", nil, nil))
 	if err != nil {
