@@ -1,0 +1,378 @@
+package webapp
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gorilla/sessions"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/embedkit/embedkit/adapters/gorillasession"
+	"github.com/embedkit/embedkit/adapters/memstore"
+	"github.com/embedkit/embedkit/adapters/oidcclaims"
+	"github.com/embedkit/embedkit/adapters/redisstore"
+	"github.com/embedkit/embedkit/embedkit"
+	"github.com/embedkit/embedkit/middleware"
+	"github.com/embedkit/embedkit/web/static"
+)
+
+// AppName is the demo host app's product name.
+const AppName = "Ledgerly"
+
+// SessionName is the name of the app's session cookie.
+const SessionName = "ledgerly_session"
+
+// Paths the app serves beside its pages.
+const (
+	LoginPath             = "/login"
+	CallbackPath          = "/auth/callback"
+	LogoutPath            = "/logout"
+	BackChannelLogoutPath = "/backchannel-logout"
+	SettingsPath          = "/settings"
+	HostScriptPath        = "/embed/host.js"
+)
+
+// maxRequestBody bounds every request body the app reads.
+const maxRequestBody = 64 << 10
+
+// appTarget is the registered name of the creator-mode app target.
+const appTarget = "app"
+
+// App is the demo host application "Ledgerly": an invoicing product that
+// signs its users in with OpenID Connect and embeds the analytics
+// platform's dashboards through the kit. It is an http.Handler; create it
+// with New and stop its background work with Close.
+type App struct {
+	cfg         Config
+	log         *slog.Logger
+	now         func() time.Time
+	handler     http.Handler
+	kit         *middleware.Kit
+	auth        *Auth
+	store       *sessions.CookieStore
+	identity    *gorillasession.Identity
+	revocations *gorillasession.MemoryRevocations
+	mapping     oidcclaims.Mapping
+	dashboards  []Dashboard
+	byID        map[string]Dashboard
+	csrfKey     []byte
+	cop         *http.CrossOriginProtection
+	redis       *redis.Client
+
+	stop      context.CancelFunc
+	done      chan struct{}
+	closeOnce sync.Once
+}
+
+// New checks cfg, discovers the OpenID provider (ctx bounds start-up
+// only), builds the kit and starts its revoke retrier, which runs until
+// Close. Errors name the field or environment variable at fault.
+func New(ctx context.Context, cfg Config) (*App, error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	a := &App{
+		cfg:        cfg,
+		log:        cfg.Logger,
+		now:        cfg.Now,
+		dashboards: cfg.Dashboards,
+		byID:       make(map[string]Dashboard, len(cfg.Dashboards)),
+		cop:        http.NewCrossOriginProtection(),
+		done:       make(chan struct{}),
+	}
+	for _, d := range cfg.Dashboards {
+		a.byID[d.PublicID] = d
+	}
+	secure := strings.HasPrefix(cfg.PublicURL, "https://")
+
+	a.store = gorillasession.SecureCookieStore(cfg.SessionKeys...)
+	a.store.Options.Secure = secure
+	a.revocations = gorillasession.NewMemoryRevocations(gorillasession.DefaultMaxAge * time.Second)
+	a.revocations.Now = cfg.Now
+	a.identity = gorillasession.New(a.store, SessionName)
+	a.identity.Revocations = a.revocations
+	a.identity.Now = cfg.Now
+	a.csrfKey = deriveKey(cfg.SessionKeys[0], "ledgerly csrf token key v1")
+	a.mapping = oidcclaims.Mapping{
+		SessionKey:  oidcclaims.Off, // the login's own random key is used instead
+		Groups:      "groups",
+		Tenant:      "tenant",
+		CreatorMode: "creator_mode",
+		Locale:      "locale",
+		TimeZone:    "zoneinfo",
+		Attributes: map[string]oidcclaims.Attribute{
+			"region": {Claim: "region", Type: embedkit.AttributeString},
+		},
+	}
+	if err := a.mapping.Validate(); err != nil {
+		return nil, fmt.Errorf("webapp: %w", err)
+	}
+
+	clientOpts := []embedkit.Option{embedkit.WithLogger(a.log), embedkit.WithUserAgent("ledgerly-demo")}
+	if cfg.HTTPClient != nil {
+		clientOpts = append(clientOpts, embedkit.WithHTTPClient(cfg.HTTPClient))
+	}
+	client, err := embedkit.New(cfg.PlatformURL, cfg.APIKey, clientOpts...)
+	if err != nil {
+		return nil, fmt.Errorf("webapp: platform client (%s, %s): %w", EnvBaseURL, EnvAPIKey, err)
+	}
+
+	store, err := a.sessionStore(ctx)
+	if err != nil {
+		return nil, err
+	}
+
+	a.kit, err = middleware.New(middleware.Config{
+		Platform:         client,
+		Identity:         middleware.IdentityFunc(a.viewer),
+		Store:            store,
+		Policy:           a.policy(),
+		PlatformURL:      cfg.PlatformURL,
+		Targets:          a.targets(),
+		LoginURL:         LoginPath,
+		LoginReturnParam: "return_to",
+		Logger:           a.log,
+		ErrorHandler:     http.HandlerFunc(a.kitError),
+		Now:              cfg.Now,
+	})
+	if err != nil {
+		a.closeRedis()
+		return nil, fmt.Errorf("webapp: %w", err)
+	}
+
+	a.auth, err = NewAuth(ctx, AuthConfig{
+		Issuer:       cfg.OIDCIssuer,
+		ClientID:     cfg.OIDCClientID,
+		ClientSecret: cfg.OIDCClientSecret,
+		RedirectURL:  cfg.PublicURL + CallbackPath,
+		Scopes:       []string{"profile", "email", "groups"},
+		Sessions:     a.store,
+		SessionName:  SessionName,
+		OnLogin:      a.onLogin,
+		ErrorPage:    a.authError,
+		HTTPClient:   cfg.HTTPClient,
+		Logger:       a.log,
+		Now:          cfg.Now,
+	})
+	if err != nil {
+		a.closeRedis()
+		return nil, fmt.Errorf("%w (%s)", err, EnvOIDCIssuer)
+	}
+
+	a.handler = a.routes()
+
+	runCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	a.stop = stop
+	go func() {
+		defer close(a.done)
+		if err := a.kit.Run(runCtx); err != nil {
+			a.log.Error("webapp: revoke retrier stopped", "err", err)
+		}
+	}()
+	a.log.Info("webapp: ready", "url", cfg.PublicURL, "platform", a.kit.PlatformOrigin(), "dashboards", len(a.dashboards))
+	return a, nil
+}
+
+// sessionStore returns the store of minted session ids: Config.Store,
+// Redis at Config.RedisAddr, or memory.
+func (a *App) sessionStore(ctx context.Context) (middleware.SessionStore, error) {
+	switch {
+	case a.cfg.Store != nil:
+		return a.cfg.Store, nil
+	case a.cfg.RedisAddr != "":
+		rc := redis.NewClient(&redis.Options{Addr: a.cfg.RedisAddr})
+		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		if err := rc.Ping(pctx).Err(); err != nil {
+			rc.Close()
+			return nil, fmt.Errorf("webapp: %s: Redis does not answer: %w", EnvRedisAddr, err)
+		}
+		a.redis = rc
+		return redisstore.New(rc, redisstore.WithClock(a.now)), nil
+	default:
+		return memstore.New(memstore.WithClock(a.now)), nil
+	}
+}
+
+// policy is the app's embedding policy.
+func (a *App) policy() middleware.Policy {
+	return middleware.Policy{
+		DeploymentID:      a.cfg.DeploymentID,
+		GroupMap:          a.cfg.GroupMap,
+		AllowedGroups:     a.cfg.AllowedGroups,
+		AllowedAttributes: []string{"region"},
+		CreatorTenants:    a.cfg.CreatorTenants,
+		Theme:             &embedkit.EmbedTheme{PrimaryColor: a.cfg.PrimaryColor},
+	}
+}
+
+// targets registers one target per dashboard and the creator-mode app.
+// Dashboards are addressed by their canonical frame path
+// ("dashboard/{publicId}"), so their names only need to be unique.
+func (a *App) targets() map[string]middleware.Target {
+	ts := make(map[string]middleware.Target, len(a.dashboards)+1)
+	for i, d := range a.dashboards {
+		ts[fmt.Sprintf("dashboard-%d", i+1)] = middleware.Target{
+			Kind:     middleware.KindDashboard,
+			PublicID: d.PublicID,
+			Chrome:   middleware.Chrome{HideDashboardEditButton: true, HideDashboardDuplicateButton: true},
+			Settings: &embedkit.EmbedSessionSettings{ShowDashboardChat: new(false)},
+		}
+	}
+	ts[appTarget] = middleware.Target{
+		Kind:     middleware.KindApp,
+		Settings: &embedkit.EmbedSessionSettings{ShowWorkbookShare: new(true)},
+	}
+	return ts
+}
+
+// routes builds the handler: every answer gets the security headers, a
+// bounded body and a log line.
+func (a *App) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", a.home)
+	mux.HandleFunc(LoginPath, a.auth.Login)
+	mux.HandleFunc(CallbackPath, a.auth.Callback)
+	mux.HandleFunc(LogoutPath, a.logout)
+	mux.Handle(BackChannelLogoutPath, oidcclaims.BackChannelLogout(a.auth.Verifier(), subjectRevoker{a},
+		oidcclaims.WithLogger(a.log), oidcclaims.WithClock(a.now)))
+	mux.HandleFunc("GET /dashboards", a.dashboardList)
+	mux.HandleFunc("GET /dashboards/{publicId}", a.dashboardPage)
+	mux.HandleFunc("GET /creator", a.creator)
+	mux.HandleFunc(SettingsPath, a.settings)
+	mux.Handle(middleware.DefaultFramePrefix, a.frame(a.kit.FrameHandler()))
+	mux.Handle(middleware.DefaultSessionPath, a.kit.SessionHandler())
+	mux.Handle(HostScriptPath, a.kit.HostScript())
+	mux.Handle("/static/", static.Handler())
+	mux.HandleFunc("GET /healthz", healthz)
+	mux.HandleFunc("/", a.notFound)
+
+	var h http.Handler = mux
+	h = middleware.SecurityHeaders(a.kit.PlatformOrigin(), middleware.HeaderOptions{})(h)
+	h = boundBody(h)
+	return a.logRequests(h)
+}
+
+// ServeHTTP serves the app.
+func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.handler.ServeHTTP(w, r) }
+
+// Kit returns the app's embedding kit.
+func (a *App) Kit() *middleware.Kit { return a.kit }
+
+// PlatformOrigin returns the analytics platform's origin.
+func (a *App) PlatformOrigin() string { return a.kit.PlatformOrigin() }
+
+// Close stops the revoke retrier, makes one last attempt at queued
+// revokes within ctx, and closes the Redis client, if any. It is safe to
+// call more than once.
+func (a *App) Close(ctx context.Context) error {
+	var err error
+	a.closeOnce.Do(func() {
+		a.stop()
+		select {
+		case <-a.done:
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+		if pending, ferr := a.kit.FlushRevokes(ctx); ferr != nil || pending > 0 {
+			a.log.Warn("webapp: revokes still queued at shutdown", "pending", pending, "err", ferr)
+		}
+		a.closeRedis()
+	})
+	return err
+}
+
+func (a *App) closeRedis() {
+	if a.redis != nil {
+		if err := a.redis.Close(); err != nil {
+			a.log.Warn("webapp: closing the Redis client", "err", err)
+		}
+	}
+}
+
+// subjectRevoker ends every session of a subject for back-channel
+// logout: the host sessions (their cookies are refused from now on) and
+// the embed sessions minted for them.
+type subjectRevoker struct{ a *App }
+
+// RevokeSubject implements oidcclaims.SubjectRevoker.
+func (s subjectRevoker) RevokeSubject(ctx context.Context, subject string) error {
+	errHost := s.a.revocations.RevokeSubject(ctx, subject)
+	errEmbed := s.a.kit.RevokeSubject(ctx, subject)
+	s.a.log.Info("webapp: back-channel logout", "subject", embedkit.Redact(subject))
+	return errors.Join(errHost, errEmbed)
+}
+
+// healthz answers liveness probes.
+func healthz(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	_, _ = w.Write([]byte("ok\n"))
+}
+
+// boundBody limits every request body to maxRequestBody.
+func boundBody(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil && r.Body != http.NoBody {
+			r.Body = http.MaxBytesReader(w, r.Body, maxRequestBody)
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// statusRecorder remembers the status a handler wrote.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// logRequests writes one record per request: method, path (never the
+// query string, which carries codes and states on the callback), status
+// and duration. Headers, cookies and redirect targets are not logged.
+func (a *App) logRequests(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := a.now()
+		rec := &statusRecorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		status := rec.status
+		if status == 0 {
+			status = http.StatusOK
+		}
+		a.log.LogAttrs(r.Context(), slog.LevelInfo, "webapp: request",
+			slog.String("method", r.Method),
+			slog.String("path", r.URL.Path),
+			slog.Int("status", status),
+			slog.Duration("duration", a.now().Sub(start)))
+	})
+}
+
+// deriveKey derives a purpose-bound key from a secret.
+func deriveKey(secret []byte, purpose string) []byte {
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte(purpose))
+	return m.Sum(nil)
+}

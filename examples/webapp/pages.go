@@ -1,0 +1,327 @@
+package webapp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/a-h/templ"
+
+	"github.com/embedkit/embedkit/middleware"
+	"github.com/embedkit/embedkit/web/templates"
+)
+
+// render writes a page with status.
+func (a *App) render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
+	a.renderWith(w, r, status, c, false)
+}
+
+// renderWith writes a page; breakOut makes its links open in the top
+// window, for a page shown inside an iframe whose next step (sign in,
+// back to the list) must leave the frame.
+func (a *App) renderWith(w http.ResponseWriter, r *http.Request, status int, c templ.Component, breakOut bool) {
+	var buf bytes.Buffer
+	if err := c.Render(r.Context(), &buf); err != nil {
+		a.log.Error("webapp: rendering a page", "path", r.URL.Path, "err", err)
+		http.Error(w, "The page could not be shown.", http.StatusInternalServerError)
+		return
+	}
+	body := buf.Bytes()
+	if breakOut {
+		body = bytes.Replace(body, []byte("<head>"), []byte(`<head><base target="_top">`), 1)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	if h.Get("Cache-Control") == "" {
+		h.Set("Cache-Control", "no-store")
+	}
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
+}
+
+// errorPage renders e as a full page for v (nil: signed out), with e's
+// status.
+func (a *App) errorPage(w http.ResponseWriter, r *http.Request, v *middleware.Viewer, e templates.ErrorView) {
+	a.render(w, r, e.Status, templates.ErrorPage(a.page(r, v, e.Title, ""), e))
+}
+
+// home is the landing page; a signed-in user goes to their dashboards.
+func (a *App) home(w http.ResponseWriter, r *http.Request) {
+	_, err := a.viewer(r)
+	switch {
+	case err == nil:
+		http.Redirect(w, r, "/dashboards", http.StatusSeeOther)
+		return
+	case !errors.Is(err, middleware.ErrNoViewer):
+		a.log.Error("webapp: reading the session", "err", err)
+	}
+	a.render(w, r, http.StatusOK, templates.Home(a.page(r, nil, "", "")))
+}
+
+// notFound answers every path the app does not serve.
+func (a *App) notFound(w http.ResponseWriter, r *http.Request) {
+	v, _ := a.viewer(r)
+	a.errorPage(w, r, v, templates.ErrorFor(templates.KindNotFound))
+}
+
+// dashboardList lists the dashboards the app offers.
+func (a *App) dashboardList(w http.ResponseWriter, r *http.Request) {
+	v, ok := a.requireViewer(w, r)
+	if !ok {
+		return
+	}
+	items := make([]templates.DashboardItem, len(a.dashboards))
+	for i, d := range a.dashboards {
+		items[i] = templates.DashboardItem{PublicID: d.PublicID, Title: d.Title, Description: d.Description}
+	}
+	a.render(w, r, http.StatusOK, templates.Dashboards(a.page(r, v, "Dashboards", "dashboards"), items))
+}
+
+// dashboardPage shows one registered dashboard, its iframe pointing at
+// the kit's frame endpoint, which mints on every load.
+func (a *App) dashboardPage(w http.ResponseWriter, r *http.Request) {
+	v, ok := a.requireViewer(w, r)
+	if !ok {
+		return
+	}
+	d, found := a.byID[r.PathValue("publicId")]
+	if !found {
+		a.errorPage(w, r, v, templates.ErrorFor(templates.KindNotFound))
+		return
+	}
+	ref := "dashboard/" + d.PublicID
+	a.render(w, r, http.StatusOK, templates.DashboardView(a.page(r, v, d.Title, "dashboards"), a.embedView(r, v, d.Title, ref)))
+}
+
+// creator shows the creator-mode workspace to viewers allowed it.
+func (a *App) creator(w http.ResponseWriter, r *http.Request) {
+	v, ok := a.requireViewer(w, r)
+	if !ok {
+		return
+	}
+	if !a.creatorAllowed(v) {
+		e := templates.ErrorFor(templates.KindForbidden)
+		e.Title = "The workspace is not available to your account"
+		e.Detail = "Building dashboards needs creator access for your organisation. Ask an administrator if you need it."
+		a.errorPage(w, r, v, e)
+		return
+	}
+	a.render(w, r, http.StatusOK, templates.CreatorView(a.page(r, v, "Workspace", "creator"), a.embedView(r, v, "Workspace", appTarget)))
+}
+
+// embedView is the iframe and settings panel of target ref.
+func (a *App) embedView(r *http.Request, v *middleware.Viewer, title, ref string) templates.EmbedView {
+	return templates.EmbedView{
+		Title:          title,
+		FrameSrc:       a.kit.FrameSrc(ref),
+		SessionURL:     middleware.DefaultSessionPath,
+		Target:         ref,
+		PlatformOrigin: a.kit.PlatformOrigin(),
+		HostScriptURL:  HostScriptPath,
+		Settings:       a.settingsPanel(r, v),
+	}
+}
+
+// frame wraps the kit's frame endpoint. A signed-out viewer whose iframe
+// asks for an embed gets a page inside the frame that signs in in the
+// top window (the sign-in pages cannot be framed); everything else is
+// the kit's.
+func (a *App) frame(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Sec-Fetch-Dest") == "iframe" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+			if _, err := a.viewer(r); errors.Is(err, middleware.ErrNoViewer) {
+				e := templates.ErrorFor(templates.KindLoginExpired)
+				e.RetryURL = loginURL(refererPath(r))
+				w.Header().Set("Referrer-Policy", "no-referrer")
+				a.renderWith(w, r, e.Status, templates.ErrorPage(templates.Page{Title: e.Title, AppName: AppName}, e), true)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// refererPath is the same-origin path of the page that made r (the page
+// around an iframe), or "/dashboards".
+func refererPath(r *http.Request) string {
+	ref := r.Header.Get("Referer")
+	if ref == "" {
+		return "/dashboards"
+	}
+	host := "//" + r.Host + "/"
+	i := strings.Index(ref, host)
+	if i < 0 || (ref[:i] != "http:" && ref[:i] != "https:") {
+		return "/dashboards"
+	}
+	p := ref[i+len(host)-1:]
+	if safe, ok := SafeReturnPath(p); ok && !strings.HasPrefix(safe, middleware.DefaultFramePrefix) {
+		return safe
+	}
+	return "/dashboards"
+}
+
+// kitError is the kit's ErrorHandler: the app's error pages for failed
+// frame loads (the iframe's content, so kept free of the account menu),
+// JSON for the session endpoint.
+func (a *App) kitError(w http.ResponseWriter, r *http.Request) {
+	err := middleware.FailureReason(r)
+	status, _ := middleware.ErrorStatus(err)
+	if r.URL.Path == middleware.DefaultSessionPath || wantsJSON(r) {
+		writeJSONError(w, status, errorText(status))
+		return
+	}
+	e := templates.ErrorFor(kindFor(status))
+	e.Status = status
+	inFrame := strings.HasPrefix(r.URL.Path, middleware.DefaultFramePrefix)
+	switch {
+	case errors.Is(err, middleware.ErrCrossSite):
+		e.Title = "Request refused"
+		e.Detail = "This request came from another site, so it was not carried out."
+	case errors.Is(err, middleware.ErrMethod):
+		e.Title = "Method not allowed"
+		e.Detail = "This address does not accept that kind of request."
+	case e.Kind == templates.KindOutage && inFrame:
+		if p, ok := SafeReturnPath(r.URL.RequestURI()); ok {
+			e.RetryURL = p
+		}
+	case e.Kind == templates.KindLoginExpired:
+		e.RetryURL = loginURL(refererPath(r))
+	}
+	if inFrame {
+		a.renderWith(w, r, status, templates.ErrorPage(templates.Page{Title: e.Title, AppName: AppName}, e), e.Kind != templates.KindOutage)
+		return
+	}
+	v, _ := a.viewer(r)
+	a.errorPage(w, r, v, e)
+}
+
+// authError renders a failed sign-in with the app's error page.
+func (a *App) authError(w http.ResponseWriter, r *http.Request, status int, title, detail string) {
+	e := templates.ErrorFor(kindFor(status))
+	e.Status, e.Title, e.Detail = status, title, detail
+	switch status {
+	case http.StatusBadRequest, http.StatusUnauthorized:
+		e.Kind, e.RetryURL, e.RetryLabel = templates.KindLoginExpired, LoginPath, "Sign in again"
+	case http.StatusBadGateway:
+		e.Kind, e.RetryURL = templates.KindOutage, LoginPath
+	}
+	a.errorPage(w, r, nil, e)
+}
+
+// kindFor maps a status to an error page kind.
+func kindFor(status int) string {
+	switch status {
+	case http.StatusUnauthorized:
+		return templates.KindLoginExpired
+	case http.StatusForbidden:
+		return templates.KindForbidden
+	case http.StatusNotFound:
+		return templates.KindNotFound
+	case http.StatusBadRequest, http.StatusMethodNotAllowed, http.StatusRequestEntityTooLarge:
+		return templates.KindBadRequest
+	case http.StatusServiceUnavailable, http.StatusBadGateway, http.StatusGatewayTimeout:
+		return templates.KindOutage
+	default:
+		return templates.KindInternal
+	}
+}
+
+// errorText is the JSON error message of a status.
+func errorText(status int) string {
+	e := templates.ErrorFor(kindFor(status))
+	return e.Title
+}
+
+// writeJSONError answers {"error": msg} with status.
+func writeJSONError(w http.ResponseWriter, status int, msg string) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]string{"error": msg})
+}
+
+// wantsJSON reports whether the client sent or asked for JSON.
+func wantsJSON(r *http.Request) bool {
+	if ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err == nil && ct == "application/json" {
+		return true
+	}
+	return strings.Contains(r.Header.Get("Accept"), "application/json")
+}
+
+// logout ends the host session (POST /logout): a same-origin POST with
+// the session's form token; the kit's Logout revokes every embed session
+// minted during this login, then the session is cleared and the browser
+// goes to the provider's end-session endpoint.
+func (a *App) logout(w http.ResponseWriter, r *http.Request) {
+	noStore(w)
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		e := templates.ErrorFor(templates.KindBadRequest)
+		e.Status, e.Title, e.Detail = http.StatusMethodNotAllowed, "Method not allowed", "Sign out with the Sign out button."
+		v, _ := a.viewer(r)
+		a.errorPage(w, r, v, e)
+		return
+	}
+	if err := a.cop.Check(r); err != nil {
+		a.log.Warn("webapp: cross-origin sign-out refused")
+		a.forbiddenForm(w, r, nil)
+		return
+	}
+	v, err := a.viewer(r)
+	if err != nil {
+		if !errors.Is(err, middleware.ErrNoViewer) {
+			a.log.Error("webapp: reading the session at sign-out", "err", err)
+		}
+		// Nobody to sign out: make sure the cookie is gone.
+		if cerr := a.identity.Clear(w, r); cerr != nil {
+			a.log.Warn("webapp: clearing the session", "err", cerr)
+		}
+		http.Redirect(w, r, "/", http.StatusSeeOther)
+		return
+	}
+	if err := r.ParseForm(); err != nil {
+		a.errorPage(w, r, v, templates.ErrorFor(templates.KindBadRequest))
+		return
+	}
+	if !a.validCSRF(v, r.PostForm.Get("csrf_token")) {
+		a.log.Warn("webapp: sign-out without a valid form token refused")
+		a.forbiddenForm(w, r, v)
+		return
+	}
+	a.kit.Logout(http.HandlerFunc(a.endSession)).ServeHTTP(w, r)
+}
+
+// endSession runs after the kit has revoked the embed sessions: it clears
+// the host session (and records it as ended, so a copy of the cookie no
+// longer signs anyone in) and sends the browser to the provider's
+// end-session endpoint, which comes back to the home page.
+func (a *App) endSession(w http.ResponseWriter, r *http.Request) {
+	if err := a.identity.Clear(w, r); err != nil {
+		a.log.Error("webapp: clearing the session at sign-out", "err", err)
+	}
+	a.log.Info("webapp: signed out")
+	target := a.auth.EndSessionURL("", a.cfg.PublicURL+"/")
+	if target == "" {
+		target = "/"
+	}
+	http.Redirect(w, r, target, http.StatusSeeOther)
+}
+
+// forbiddenForm answers a form post refused for its origin or token.
+func (a *App) forbiddenForm(w http.ResponseWriter, r *http.Request, v *middleware.Viewer) {
+	if wantsJSON(r) {
+		writeJSONError(w, http.StatusForbidden, "The request was refused. Reload the page and try again.")
+		return
+	}
+	e := templates.ErrorFor(templates.KindForbidden)
+	e.Title = "Request refused"
+	e.Detail = "The form was out of date or sent from another site. Reload the page and try again."
+	e.RetryURL, e.RetryLabel = "/dashboards", "Back to dashboards"
+	a.errorPage(w, r, v, e)
+}
