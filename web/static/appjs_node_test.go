@@ -1,0 +1,202 @@
+package static
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// appScriptHarness runs app.js in Node against a minimal stand-in for the
+// DOM, drives it through settings changes, embed events and menu clicks,
+// and prints every check that failed.
+const appScriptHarness = `
+const fs = require("fs");
+const failures = [];
+let checks = 0;
+function check(name, got, want) {
+  checks++;
+  const g = JSON.stringify(got), w = JSON.stringify(want);
+  if (g !== w) failures.push(name + ": got " + g + ", want " + w);
+}
+
+function element(tag, attrs) {
+  const el = {
+    nodeName: tag.toUpperCase(), attrs: Object.assign({}, attrs || {}), dataset: {},
+    children: [], listeners: {}, classes: new Set(), parent: null,
+    get firstChild() { return this.children[0] || null; },
+    get textContent() { return this.children.map((c) => c.textContent !== undefined ? c.textContent : c.data).join(""); },
+    set textContent(v) { this.children = [{ data: String(v) }]; },
+    appendChild(c) { c.parent = this; this.children.push(c); return c; },
+    removeChild(c) { this.children = this.children.filter((x) => x !== c); return c; },
+    getAttribute(k) { return k in this.attrs ? this.attrs[k] : null; },
+    hasAttribute(k) { return k in this.attrs; },
+    removeAttribute(k) { delete this.attrs[k]; },
+    querySelector(sel) {
+      return this.children.find((c) => c.attrs && (("." + c.attrs.class) === sel || c.nodeName === sel.toUpperCase())) || null;
+    },
+    addEventListener(type, fn) { (this.listeners[type] = this.listeners[type] || []).push(fn); },
+    contains(n) { for (let p = n; p; p = p.parent) if (p === this) return true; return false; },
+    focus() { document.activeElement = this; },
+    classList: null,
+  };
+  el.classList = { add: (c) => el.classes.add(c), contains: (c) => el.classes.has(c) };
+  return el;
+}
+
+const html = element("html");
+const form = element("form", { id: "settings", action: "/settings" });
+const settingsStatus = element("p", { id: "settings-status" });
+const embedStatus = element("p", { id: "embed-status" });
+embedStatus.dataset.state = "loading";
+const statusText = embedStatus.appendChild(element("span", { class: "status-text" }));
+statusText.textContent = "Connecting…";
+const frame = element("iframe", { id: "embed-frame", "data-embedkit": "" });
+const other = element("iframe", { id: "other" });
+const menu = element("details", { id: "account-menu", open: "" });
+const summary = menu.appendChild(element("summary"));
+const inside = menu.appendChild(element("button"));
+const outside = element("div");
+const byId = { settings: form, "settings-status": settingsStatus, "embed-status": embedStatus };
+const docListeners = {};
+
+global.window = global;
+global.document = {
+  readyState: "complete",
+  documentElement: html,
+  activeElement: null,
+  getElementById: (id) => byId[id] || null,
+  querySelectorAll: () => [menu].filter((m) => m.hasAttribute("open")),
+  addEventListener: (type, fn) => { (docListeners[type] = docListeners[type] || []).push(fn); },
+  createElement: (tag) => element(tag),
+  createTextNode: (data) => ({ data }),
+};
+function fire(type, event) { (docListeners[type] || []).forEach((fn) => fn(event)); }
+function change(name, value) { form.listeners.change.forEach((fn) => fn({ target: { name, value } })); }
+
+const kitCalls = [];
+window.embedkit = {
+  setLocale: (v) => kitCalls.push(["setLocale", v]),
+  setTimezone: (v) => kitCalls.push(["setTimezone", v]),
+  setColorScheme: (v) => kitCalls.push(["setColorScheme", v]),
+};
+global.FormData = function (f) { this.form = f; };
+const fetches = [];
+let answer = () => Promise.resolve({ ok: true, status: 204, redirected: false });
+global.fetch = (url, opts) => { fetches.push({ url, opts }); return answer(); };
+const tick = () => new Promise((r) => setImmediate(r));
+
+(async () => {
+  require(process.argv[2]);
+  check("form marked live", form.classList.contains("is-live"), true);
+
+  change("locale", "de-DE");
+  change("timezone", "Europe/Berlin");
+  change("scheme", "dark");
+  change("csrf_token", "x");
+  check("kit calls", kitCalls, [["setLocale", "de-DE"], ["setTimezone", "Europe/Berlin"], ["setColorScheme", "dark"]]);
+  check("scheme on <html>", html.dataset.scheme, "dark");
+  check("fetch count", fetches.length, 3);
+  const f = fetches[0];
+  check("fetch request", [f.url, f.opts.method, f.opts.headers.Accept, f.opts.credentials, f.opts.body.form === form],
+    ["/settings", "POST", "application/json", "same-origin", true]);
+  check("saving", settingsStatus.textContent, "Saving…");
+  await tick();
+  check("saved", [settingsStatus.dataset.state, settingsStatus.textContent], ["saved", "Saved"]);
+
+  answer = () => Promise.resolve({ ok: true, status: 200, redirected: true });
+  change("locale", "fr-FR");
+  await tick();
+  check("redirected to sign-in", settingsStatus.dataset.state, "error");
+  check("redirected text", settingsStatus.textContent, "Not saved: sign in again to keep your settings.");
+
+  answer = () => Promise.resolve({ ok: false, status: 500, redirected: false });
+  change("locale", "fr-FR");
+  await tick();
+  check("server error", settingsStatus.textContent, "Not saved. Please try again.");
+
+  answer = () => Promise.reject(new Error("offline"));
+  change("locale", "fr-FR");
+  await tick();
+  check("network error", settingsStatus.textContent, "Not saved: check your connection and try again.");
+
+  let resolveSlow;
+  answer = () => new Promise((r) => { resolveSlow = r; });
+  change("locale", "en-GB");
+  answer = () => Promise.resolve({ ok: true, status: 204, redirected: false });
+  change("locale", "en-US");
+  await tick();
+  resolveSlow({ ok: false, status: 500, redirected: false });
+  await tick();
+  check("stale answer ignored", settingsStatus.textContent, "Saved");
+
+  delete window.embedkit;
+  const before = kitCalls.length;
+  change("timezone", "UTC");
+  check("no kit: no call, still saved", [kitCalls.length, fetches.length], [before, 9]);
+
+  fire("embedkit:ready", { target: other });
+  check("other iframe ignored", embedStatus.dataset.state, "loading");
+  fire("embedkit:ready", { target: frame });
+  check("live", [embedStatus.dataset.state, statusText.textContent], ["live", "Live"]);
+  fire("embedkit:session-ended", { target: frame });
+  check("ended", [embedStatus.dataset.state, statusText.textContent], ["ended", "Session ended — sign in again"]);
+  const link = statusText.children[1];
+  check("sign-in link", [link.nodeName, link.href], ["A", "/login"]);
+
+  fire("click", { target: inside });
+  check("click inside keeps menu open", menu.hasAttribute("open"), true);
+  fire("click", { target: outside });
+  check("click outside closes menu", menu.hasAttribute("open"), false);
+  menu.attrs.open = "";
+  document.activeElement = inside;
+  fire("keydown", { key: "Enter" });
+  check("other keys keep menu open", menu.hasAttribute("open"), true);
+  fire("keydown", { key: "Escape" });
+  check("escape closes menu", menu.hasAttribute("open"), false);
+  check("focus back on summary", document.activeElement === summary, true);
+
+  console.log(JSON.stringify({ checks, failures }));
+  process.exit(0);
+})().catch((e) => { console.log(JSON.stringify({ checks, failures: failures.concat(String(e && e.stack || e)) })); process.exit(0); });
+`
+
+func TestAppScriptInNode(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("node not found")
+		}
+		t.Skip("node not found")
+	}
+	src, err := FS.ReadFile("app.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	script, harness := filepath.Join(dir, "app.js"), filepath.Join(dir, "harness.js")
+	if err := os.WriteFile(script, src, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(harness, []byte(appScriptHarness), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(node, harness, script).Output()
+	if err != nil {
+		t.Fatalf("node: %v", err)
+	}
+	var res struct {
+		Checks   int
+		Failures []string
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	for _, f := range res.Failures {
+		t.Error(f)
+	}
+	if res.Checks < 20 {
+		t.Errorf("harness ran %d checks, want at least 20", res.Checks)
+	}
+}
