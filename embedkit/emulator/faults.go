@@ -1,7 +1,9 @@
 package emulator
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -97,6 +99,7 @@ func (s *Server) ClearFaults() { s.faults.clear() }
 // applyFault performs f and reports whether the request was answered.
 func (s *Server) applyFault(w *statusRecorder, r *http.Request, f Fault) bool {
 	if f.Delay > 0 {
+		bufferBody(r)
 		t := time.NewTimer(f.Delay)
 		select {
 		case <-t.C:
@@ -143,3 +146,28 @@ func (s *Server) applyFault(w *statusRecorder, r *http.Request, f Fault) bool {
 	_, _ = w.Write([]byte(f.Body))
 	return true
 }
+
+// bufferBody reads up to maxBodyBytes+1 of the request body into memory
+// and puts it back in front of the rest. net/http notices that a client
+// went away (and cancels the request's context) only once the body has
+// been read to its end, so without this a delay on a POST would sleep its
+// full length after the client gave up.
+func bufferBody(r *http.Request) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return
+	}
+	buf, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
+	rest := io.Reader(r.Body)
+	if err != nil {
+		rest = errReader{err} // the handler meets the error where it would have
+	}
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(buf), rest), r.Body}
+}
+
+// errReader fails every read with err.
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
