@@ -27,8 +27,9 @@
 // (embedded dashboard and workspace); #error-title, #error-detail and
 // one of #error-retry, #error-sign-in, #error-back (error pages).
 //
-// The *_templ.go files are generated from the .templ files; regenerate
-// them with:
-//
-//	go tool templ generate -path web/templates
+// The *_templ.go files are generated from the .templ files and
+// committed. Regenerate them from the module root with "make generate"
+// (go tool templ generate -path .): the generated error positions name
+// the file relative to the -path given, and the test script checks the
+// files against that command's output.
 package templates

@@ -458,8 +458,8 @@ func TestEscaping(t *testing.T) {
 			if strings.Contains(out, evil) {
 				t.Errorf("output contains the unescaped payload %q", evil)
 			}
-			if strings.Contains(out, "javascript:alert") && !strings.Contains(out, "/dashboards/javascript:") {
-				t.Errorf("output contains a javascript: URL")
+			if strings.Contains(out, `="javascript:`) {
+				t.Errorf("an attribute holds a javascript: URL")
 			}
 			if strings.Contains(out, "<title>"+evil) {
 				t.Error("title not escaped")
