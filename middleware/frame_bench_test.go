@@ -1,0 +1,338 @@
+package middleware_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/embedkit/embedkit/adapters/gorillasession"
+	"github.com/embedkit/embedkit/adapters/memstore"
+	"github.com/embedkit/embedkit/embedkit"
+	"github.com/embedkit/embedkit/embedkit/emulator"
+	"github.com/embedkit/embedkit/middleware"
+)
+
+// The frame benchmarks compare one iframe load through the kit with the
+// least a hand-written handler could do for it: the platform round trip is
+// the cost every embed pays, and whatever the kit adds on top should be
+// close to nothing. Both sides run in the same benchmark run against the
+// emulator on loopback; the handler side runs on httptest.NewRecorder, so
+// only the platform call crosses the network.
+
+// benchAPIKey is the demo fixture's unscoped admin key.
+const benchAPIKey = "ek_dev_only_admin_all"
+
+// benchFramePath is the frame endpoint of the registered target "sales".
+const benchFramePath = "/embed/frame/sales"
+
+// benchCallers is how many goroutines the parallel benchmarks run.
+const benchCallers = 64
+
+// benchPlatform is the emulator behind an httptest server on loopback that
+// counts the connections clients open to it.
+type benchPlatform struct {
+	em    *emulator.Server
+	srv   *httptest.Server
+	conns atomic.Int64
+
+	// While capture is set, the body of each generate-session request is
+	// kept in body.
+	capture atomic.Bool
+	mu      sync.Mutex
+	body    []byte
+}
+
+// newBenchPlatform starts the emulator with its demo fixture.
+func newBenchPlatform(b *testing.B) *benchPlatform {
+	b.Helper()
+	em, err := emulator.New(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := &benchPlatform{em: em}
+	p.srv = httptest.NewUnstartedServer(http.HandlerFunc(p.serve))
+	p.srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			p.conns.Add(1)
+		}
+	}
+	p.srv.Start()
+	b.Cleanup(p.srv.Close)
+	return p
+}
+
+func (p *benchPlatform) serve(w http.ResponseWriter, r *http.Request) {
+	if p.capture.Load() && r.URL.Path == "/api/v1/embed/generate-session" {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, "reading body", http.StatusBadRequest)
+			return
+		}
+		p.mu.Lock()
+		p.body = body
+		p.mu.Unlock()
+		r.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	p.em.ServeHTTP(w, r)
+}
+
+// plainClient is an http.Client with the transport settings of the
+// embedkit client's default one (see "Connections" in package embedkit):
+// dial, TLS-handshake and response-header timeouts, a 30 second overall
+// timeout, up to 100 idle connections per host, HTTP/2 allowed.
+func plainClient() *http.Client {
+	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	tr := &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           dialer.DialContext,
+		ForceAttemptHTTP2:     true,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ResponseHeaderTimeout: 30 * time.Second,
+		ExpectContinueTimeout: time.Second,
+		MaxIdleConns:          100,
+		MaxIdleConnsPerHost:   100,
+		IdleConnTimeout:       90 * time.Second,
+	}
+	return &http.Client{Transport: tr, Timeout: 30 * time.Second}
+}
+
+// benchHost is a host application's session setup: a gorilla cookie store
+// with a signing and an encryption key, as SESSION_KEYS would give.
+type benchHost struct {
+	identity *gorillasession.Identity
+}
+
+func newBenchHost() *benchHost {
+	hashKey := bytes.Repeat([]byte{0x5a}, 32)
+	blockKey := bytes.Repeat([]byte{0xa5}, 32)
+	cs := gorillasession.SecureCookieStore(hashKey, blockKey)
+	return &benchHost{identity: gorillasession.New(cs, "host-session")}
+}
+
+// benchViewer is a typical logged-in user: a profile, two groups, one
+// attribute, a locale and a time zone.
+func benchViewer(i int) *middleware.Viewer {
+	return &middleware.Viewer{
+		Subject:     fmt.Sprintf("user-%03d@example.com", i),
+		Email:       fmt.Sprintf("user-%03d@example.com", i),
+		DisplayName: fmt.Sprintf("User %03d", i),
+		Groups:      []string{"sales", "emea"},
+		Attributes:  map[string]any{"region": "EMEA"},
+		Locale:      "de-DE",
+		TimeZone:    "Europe/Berlin",
+	}
+}
+
+// cookie logs v in once and returns the signed session cookie the browser
+// then sends with every request.
+func (h *benchHost) cookie(b *testing.B, v *middleware.Viewer) *http.Cookie {
+	b.Helper()
+	w := httptest.NewRecorder()
+	if err := h.identity.Save(w, httptest.NewRequest(http.MethodPost, "/login", nil), v); err != nil {
+		b.Fatal(err)
+	}
+	cs := w.Result().Cookies()
+	if len(cs) != 1 {
+		b.Fatalf("login set %d cookies, want 1", len(cs))
+	}
+	return cs[0]
+}
+
+// frameRequest returns the template of a browser's iframe load carrying
+// the host session cookie c. Serve copies of it (see loadRequest): the
+// session registry of gorilla/sessions lives in the request's context.
+func frameRequest(c *http.Cookie) *http.Request {
+	r := httptest.NewRequest(http.MethodGet, "https://host.example"+benchFramePath, nil)
+	r.Header.Set("Sec-Fetch-Site", "same-origin")
+	r.Header.Set("Accept-Language", "de-DE,de;q=0.9,en;q=0.8")
+	r.AddCookie(c)
+	return r
+}
+
+// loadRequest returns a fresh copy of the template tmpl, as the server
+// would make for each request.
+func loadRequest(tmpl *http.Request) *http.Request {
+	return tmpl.WithContext(context.Background())
+}
+
+// newBenchKit returns a Kit on the emulator with the default embedkit
+// client, identity from the host's gorilla session and the memory store.
+func newBenchKit(b *testing.B, p *benchPlatform, h *benchHost, opts ...func(*middleware.Config)) (*middleware.Kit, *memstore.Store) {
+	b.Helper()
+	client, err := embedkit.New(p.srv.URL, benchAPIKey)
+	if err != nil {
+		b.Fatal(err)
+	}
+	store := memstore.New()
+	cfg := middleware.Config{
+		Platform: client,
+		Identity: h.identity,
+		Store:    store,
+		Policy: middleware.Policy{
+			DeploymentID:      1,
+			AllowedGroups:     []string{"sales", "emea"},
+			AllowedAttributes: []string{"region"},
+		},
+		PlatformURL: p.srv.URL,
+		Targets: map[string]middleware.Target{
+			"sales": {Kind: middleware.KindDashboard, PublicID: "sales-overview"},
+		},
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	k, err := middleware.New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return k, store
+}
+
+// baselineHandler is the least a hand-written frame handler could do:
+// post a fixed generate-session body with a plain http.Client, read the
+// session id and redirect to the dashboard page with it. No identity, no
+// policy, no validation, no store.
+func baselineHandler(hc *http.Client, platformURL string, body []byte) http.Handler {
+	endpoint := platformURL + "/api/v1/embed/generate-session"
+	page := platformURL + "/embed/dashboard/sales-overview?session="
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		req, err := http.NewRequestWithContext(r.Context(), http.MethodPost, endpoint, bytes.NewReader(body))
+		if err != nil {
+			http.Error(w, "bad request", http.StatusInternalServerError)
+			return
+		}
+		req.Header.Set("Authorization", "Bearer "+benchAPIKey)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := hc.Do(req)
+		if err != nil {
+			http.Error(w, "platform unreachable", http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		var out struct {
+			SessionID string `json:"sessionId"`
+		}
+		if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&out) != nil || out.SessionID == "" {
+			http.Error(w, "platform error", http.StatusBadGateway)
+			return
+		}
+		http.Redirect(w, r, page+url.QueryEscape(out.SessionID), http.StatusSeeOther)
+	})
+}
+
+// serveFrame serves one frame load and checks that it redirected.
+func serveFrame(b *testing.B, h http.Handler, tmpl *http.Request) {
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, loadRequest(tmpl))
+	if w.Code != http.StatusSeeOther {
+		b.Fatalf("frame load: status %d, body %q", w.Code, w.Body)
+	}
+}
+
+// kitBody loads one frame through kit and returns the generate-session
+// body the kit sent, for the baseline to send the same.
+func kitBody(b *testing.B, p *benchPlatform, kit http.Handler, tmpl *http.Request) []byte {
+	b.Helper()
+	p.capture.Store(true)
+	serveFrame(b, kit, tmpl)
+	p.capture.Store(false)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.body) == 0 {
+		b.Fatal("the kit sent no generate-session request")
+	}
+	return p.body
+}
+
+// BenchmarkFrame measures one iframe load: through the kit's FrameHandler
+// (identity from a signed and encrypted gorilla session cookie, policy,
+// validation, the generate-session call with the default embedkit client,
+// the memory store, the iframe URL and the 303), and through
+// baselineHandler sending the same body. The viewer loads the frame over
+// and over, so the store holds its DefaultMaxPerKey records throughout,
+// the most one host session keeps.
+func BenchmarkFrame(b *testing.B) {
+	b.Run("kit", func(b *testing.B) {
+		p := newBenchPlatform(b)
+		h := newBenchHost()
+		k, _ := newBenchKit(b, p, h)
+		tmpl := frameRequest(h.cookie(b, benchViewer(0)))
+		handler := k.FrameHandler()
+		kitBody(b, p, handler, tmpl)
+		b.ReportAllocs()
+		for b.Loop() {
+			serveFrame(b, handler, tmpl)
+		}
+	})
+	b.Run("baseline", func(b *testing.B) {
+		p := newBenchPlatform(b)
+		h := newBenchHost()
+		k, _ := newBenchKit(b, p, h)
+		tmpl := frameRequest(h.cookie(b, benchViewer(0)))
+		body := kitBody(b, p, k.FrameHandler(), tmpl)
+		handler := baselineHandler(plainClient(), p.srv.URL, body)
+		serveFrame(b, handler, tmpl)
+		b.ReportAllocs()
+		for b.Loop() {
+			serveFrame(b, handler, tmpl)
+		}
+	})
+}
+
+// BenchmarkFrameParallel is BenchmarkFrame with benchCallers goroutines
+// loading frames at once, each as its own viewer (one host session
+// cookie each). conns is the number of connections opened to the
+// platform during the run and callers the number of goroutines: conns
+// must not exceed callers, as the client keeps its connections for reuse.
+func BenchmarkFrameParallel(b *testing.B) {
+	procs := runtime.GOMAXPROCS(0)
+	parallelism := (benchCallers + procs - 1) / procs
+	run := func(b *testing.B, kit bool) {
+		p := newBenchPlatform(b)
+		h := newBenchHost()
+		k, _ := newBenchKit(b, p, h)
+		tmpls := make([]*http.Request, benchCallers)
+		for i := range tmpls {
+			tmpls[i] = frameRequest(h.cookie(b, benchViewer(i)))
+		}
+		handler := k.FrameHandler()
+		body := kitBody(b, p, handler, tmpls[0])
+		if !kit {
+			handler = baselineHandler(plainClient(), p.srv.URL, body)
+		}
+		p.conns.Store(0)
+		var next atomic.Int64
+		b.SetParallelism(parallelism)
+		b.ReportAllocs()
+		b.ResetTimer()
+		b.RunParallel(func(pb *testing.PB) {
+			tmpl := tmpls[int(next.Add(1)-1)%len(tmpls)]
+			for pb.Next() {
+				w := httptest.NewRecorder()
+				handler.ServeHTTP(w, loadRequest(tmpl))
+				if w.Code != http.StatusSeeOther {
+					b.Errorf("frame load: status %d, body %q", w.Code, w.Body)
+					return
+				}
+			}
+		})
+		b.StopTimer()
+		conns := p.conns.Load()
+		b.ReportMetric(float64(parallelism*procs), "callers")
+		b.ReportMetric(float64(conns), "conns")
+		b.ReportMetric(float64(conns)/float64(b.N), "conns/op")
+	}
+	b.Run("kit", func(b *testing.B) { run(b, true) })
+	b.Run("baseline", func(b *testing.B) { run(b, false) })
+}
