@@ -1,0 +1,273 @@
+// Command benchratio reads the output of `go test -bench` for embedkit's
+// benchmarks and prints, from the medians of repeated runs (-count), the
+// figures the kit is held to, each with its goal and PASS or MISS:
+//
+//   - Frame and FrameParallel: the kit's iframe load against a minimal
+//     hand-written handler, as a time ratio, and the connections the kit
+//     opened to the platform against the number of concurrent callers;
+//   - Logout: 50 revoked sessions against 1, with the default
+//     RevokeConcurrency and with 64;
+//   - the memory store's heap bytes per stored id;
+//   - Validate's time and allocations;
+//   - the emulator's generate-session, with 100,000 sessions in memory
+//     against none.
+//
+// Usage:
+//
+//	go test -run '^$' -bench . -count 6 ./... | tee bench.txt
+//	go run ./internal/benchratio bench.txt
+//
+// With no file argument it reads standard input. A benchmark missing from
+// the input shows as "n/a" with the result MISSING. The exit status is 0
+// whatever the results, 1 when the input cannot be read or holds no
+// benchmark at all.
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+func main() {
+	var in io.Reader = os.Stdin
+	if len(os.Args) > 2 {
+		fmt.Fprintln(os.Stderr, "usage: benchratio [bench-output-file]")
+		os.Exit(2)
+	}
+	if len(os.Args) == 2 {
+		f, err := os.Open(os.Args[1])
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "benchratio:", err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		in = f
+	}
+	res, err := parse(in)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchratio:", err)
+		os.Exit(1)
+	}
+	if len(res) == 0 {
+		fmt.Fprintln(os.Stderr, "benchratio: no benchmark results in the input")
+		os.Exit(1)
+	}
+	if err := writeTable(os.Stdout, evaluate(res)); err != nil {
+		fmt.Fprintln(os.Stderr, "benchratio:", err)
+		os.Exit(1)
+	}
+}
+
+// results maps a benchmark name (without the -GOMAXPROCS suffix) to its
+// values by unit, one per run.
+type results map[string]map[string][]float64
+
+// parse reads `go test -bench` output. Lines other than benchmark results
+// (headers, PASS, ok, logs) are skipped.
+func parse(r io.Reader) (results, error) {
+	res := results{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64*1024), 1024*1024)
+	for sc.Scan() {
+		name, vals, ok := parseLine(sc.Text())
+		if !ok {
+			continue
+		}
+		if res[name] == nil {
+			res[name] = map[string][]float64{}
+		}
+		for unit, v := range vals {
+			res[name][unit] = append(res[name][unit], v)
+		}
+	}
+	return res, sc.Err()
+}
+
+// parseLine parses one result line:
+//
+//	BenchmarkFrame/kit-2   3000   402113 ns/op   45891 B/op   541 allocs/op
+func parseLine(line string) (name string, vals map[string]float64, ok bool) {
+	f := strings.Fields(line)
+	if len(f) < 4 || !strings.HasPrefix(f[0], "Benchmark") || len(f)%2 != 0 {
+		return "", nil, false
+	}
+	if _, err := strconv.ParseInt(f[1], 10, 64); err != nil {
+		return "", nil, false
+	}
+	vals = map[string]float64{}
+	for i := 2; i+1 < len(f); i += 2 {
+		v, err := strconv.ParseFloat(f[i], 64)
+		if err != nil {
+			return "", nil, false
+		}
+		vals[f[i+1]] = v
+	}
+	return trimProcs(f[0]), vals, true
+}
+
+// trimProcs drops the -GOMAXPROCS suffix the testing package adds.
+func trimProcs(name string) string {
+	i := strings.LastIndexByte(name, '-')
+	if i < 0 {
+		return name
+	}
+	if _, err := strconv.Atoi(name[i+1:]); err != nil {
+		return name
+	}
+	return name[:i]
+}
+
+// median returns the median of the values of name in unit.
+func (r results) median(name, unit string) (float64, bool) {
+	vs := r[name][unit]
+	if len(vs) == 0 {
+		return 0, false
+	}
+	s := slices.Clone(vs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2], true
+	}
+	return (s[n/2-1] + s[n/2]) / 2, true
+}
+
+// ratio returns median(num)/median(den) in unit.
+func (r results) ratio(num, den, unit string) (float64, bool) {
+	a, ok1 := r.median(num, unit)
+	b, ok2 := r.median(den, unit)
+	if !ok1 || !ok2 || b == 0 {
+		return 0, false
+	}
+	return a / b, true
+}
+
+// row is one line of the table.
+type row struct {
+	Check  string
+	Value  string
+	Goal   string
+	Result string // PASS, MISS or MISSING
+}
+
+// errMissing marks a check whose benchmarks are not in the input.
+var errMissing = errors.New("missing")
+
+// verdict turns a comparison into a result.
+func verdict(ok bool, err error) string {
+	switch {
+	case err != nil:
+		return "MISSING"
+	case ok:
+		return "PASS"
+	default:
+		return "MISS"
+	}
+}
+
+// The goals.
+const (
+	frameGoal    = 1.05 // kit time / baseline time
+	logoutGoal   = 1.5  // 50 sessions / 1 session
+	memIDGoal    = 256  // heap bytes per stored id
+	validateFrac = 0.01 // Validate time / baseline frame load
+	validateMax  = 1    // allocations of a valid request (its picture URL parse)
+	emulatorGoal = 1.10 // 100k sessions / empty
+)
+
+// evaluate computes every check from res.
+func evaluate(res results) []row {
+	var rows []row
+	add := func(check, value, goal string, ok bool, err error) {
+		if err != nil {
+			value = "n/a"
+		}
+		rows = append(rows, row{Check: check, Value: value, Goal: goal, Result: verdict(ok, err)})
+	}
+	missing := func(ok bool) error {
+		if ok {
+			return nil
+		}
+		return errMissing
+	}
+
+	for _, b := range []string{"BenchmarkFrame", "BenchmarkFrameParallel"} {
+		r, ok := res.ratio(b+"/kit", b+"/baseline", "ns/op")
+		kit, _ := res.median(b+"/kit", "ns/op")
+		base, _ := res.median(b+"/baseline", "ns/op")
+		ka, _ := res.median(b+"/kit", "allocs/op")
+		ba, _ := res.median(b+"/baseline", "allocs/op")
+		add(strings.TrimPrefix(b, "Benchmark")+" kit/baseline",
+			fmt.Sprintf("%.2f (%s / %s; %.0f / %.0f allocs)", r, dur(kit), dur(base), ka, ba),
+			fmt.Sprintf("<= %.2f", frameGoal), r <= frameGoal, missing(ok))
+	}
+	conns, ok1 := res.median("BenchmarkFrameParallel/kit", "conns")
+	callers, ok2 := res.median("BenchmarkFrameParallel/kit", "callers")
+	perOp, _ := res.median("BenchmarkFrameParallel/kit", "conns/op")
+	connGoal := "<= callers"
+	if ok2 {
+		connGoal = fmt.Sprintf("<= %.0f callers", callers)
+	}
+	add("FrameParallel kit connections", fmt.Sprintf("%.0f (%.4f/op)", conns, perOp),
+		connGoal, conns <= callers, missing(ok1 && ok2))
+
+	for _, b := range []struct{ name, label string }{
+		{"BenchmarkLogout", "Logout 50/1 sessions"},
+		{"BenchmarkLogoutConcurrency64", "Logout 50/1 sessions, RevokeConcurrency 64"},
+	} {
+		r, ok := res.ratio(b.name+"/sessions=50", b.name+"/sessions=1", "ns/op")
+		t50, _ := res.median(b.name+"/sessions=50", "ns/op")
+		t1, _ := res.median(b.name+"/sessions=1", "ns/op")
+		add(b.label, fmt.Sprintf("%.2f (%s / %s)", r, dur(t50), dur(t1)),
+			fmt.Sprintf("<= %.2f", logoutGoal), r <= logoutGoal, missing(ok))
+	}
+
+	perID, ok := res.median("BenchmarkStore/memory", "B/id")
+	add("Store memory bytes per id", fmt.Sprintf("%.1f B", perID),
+		fmt.Sprintf("<= %d B", memIDGoal), perID <= memIDGoal, missing(ok))
+
+	vt, ok1 := res.median("BenchmarkValidate", "ns/op")
+	base, ok2 := res.median("BenchmarkFrame/baseline", "ns/op")
+	add("Validate time", dur(vt),
+		fmt.Sprintf("<= %.0f%% of Frame baseline (%s)", validateFrac*100, dur(base*validateFrac)),
+		vt <= base*validateFrac, missing(ok1 && ok2))
+	va, ok := res.median("BenchmarkValidate", "allocs/op")
+	add("Validate allocations", fmt.Sprintf("%.0f/op", va),
+		fmt.Sprintf("<= %d/op", validateMax), va <= validateMax, missing(ok))
+
+	full, ok1 := res.median("BenchmarkEmulatorGenerateSession/100k-sessions", "ns/op")
+	empty, ok2 := res.median("BenchmarkEmulatorGenerateSession/empty", "ns/op")
+	add("Emulator generate-session, 100k sessions",
+		fmt.Sprintf("%s (%.2fx empty: %s)", dur(full), full/empty, dur(empty)),
+		fmt.Sprintf("<= %.2fx empty", emulatorGoal), full <= empty*emulatorGoal, missing(ok1 && ok2 && empty > 0))
+	return rows
+}
+
+// dur formats nanoseconds for people.
+func dur(ns float64) string {
+	switch {
+	case ns >= 1e6:
+		return fmt.Sprintf("%.1f ms", ns/1e6)
+	case ns >= 1e3:
+		return fmt.Sprintf("%.1f µs", ns/1e3)
+	default:
+		return fmt.Sprintf("%.0f ns", ns)
+	}
+}
+
+// writeTable prints rows aligned in columns.
+func writeTable(w io.Writer, rows []row) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "check\tvalue\tgoal\tresult")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Check, r.Value, r.Goal, r.Result)
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// sample is `go test -bench` output of two packages, with two runs of
+// most benchmarks.
+const sample = `goos: linux
+goarch: amd64
+pkg: github.com/embedkit/embedkit/middleware
+cpu: Intel(R) Xeon(R) Processor
+BenchmarkFrame/kit-2         	    3000	    210000 ns/op	   45891 B/op	     541 allocs/op
+BenchmarkFrame/kit-2         	    3000	    200000 ns/op	   45891 B/op	     541 allocs/op
+BenchmarkFrame/kit-2         	    3000	    900000 ns/op	   45891 B/op	     541 allocs/op
+BenchmarkFrame/baseline-2    	    6000	    200000 ns/op	   18300 B/op	     244 allocs/op
+BenchmarkFrameParallel/kit-2 	    2000	    300000 ns/op	        64.00 callers	        69.00 conns	         0.03450 conns/op	   40022 B/op	     542 allocs/op
+BenchmarkFrameParallel/baseline-2	    2000	    200000 ns/op	        64.00 callers	        64.00 conns	         0.03200 conns/op	   19230 B/op	     247 allocs/op
+BenchmarkLogout/sessions=1-2     	      50	  20000000 ns/op
+BenchmarkLogout/sessions=50-2    	      10	 140000000 ns/op
+BenchmarkLogoutConcurrency64/sessions=1-2 	      50	  20000000 ns/op
+BenchmarkLogoutConcurrency64/sessions=50-2	      50	  25000000 ns/op
+--- BENCH: BenchmarkSomething
+    bench_test.go:10: a log line
+PASS
+ok  	github.com/embedkit/embedkit/middleware	12.3s
+pkg: github.com/embedkit/embedkit/adapters/memstore
+BenchmarkStore/memory-2         	  907164	      1585 ns/op	       241.9 B/id	     160 B/op	       3 allocs/op
+BenchmarkStore/memory-2         	  907164	      1600 ns/op	       250.1 B/id	     160 B/op	       3 allocs/op
+BenchmarkValidate-2   	  715072	      1433 ns/op	     144 B/op	       1 allocs/op
+BenchmarkEmulatorGenerateSession/empty-2         	   33560	     50000 ns/op	   14554 B/op	     150 allocs/op
+BenchmarkEmulatorGenerateSession/100k-sessions-2 	   32336	     45000 ns/op	   14664 B/op	     150 allocs/op
+`
+
+func TestParse(t *testing.T) {
+	res, err := parse(strings.NewReader(sample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, bench, unit string
+		want              float64
+	}{
+		{"odd count takes the middle", "BenchmarkFrame/kit", "ns/op", 210000},
+		{"even count averages the middle two", "BenchmarkStore/memory", "B/id", 246},
+		{"custom metric", "BenchmarkFrameParallel/kit", "conns", 69},
+		{"suffix with = in the name", "BenchmarkLogout/sessions=50", "ns/op", 140000000},
+		{"top-level benchmark", "BenchmarkValidate", "allocs/op", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := res.median(tt.bench, tt.unit)
+			if !ok || got != tt.want {
+				t.Errorf("median(%s, %s) = %v, %v; want %v", tt.bench, tt.unit, got, ok, tt.want)
+			}
+		})
+	}
+	if _, ok := res["BenchmarkSomething"]; ok {
+		t.Error("a --- BENCH line was parsed as a result")
+	}
+}
+
+func TestParseLine(t *testing.T) {
+	tests := []struct {
+		name string
+		line string
+		ok   bool
+	}{
+		{"result", "BenchmarkX-8  10  5 ns/op", true},
+		{"no GOMAXPROCS suffix", "BenchmarkX  10  5 ns/op", true},
+		{"header", "goos: linux", false},
+		{"bench log", "--- BENCH: BenchmarkX", false},
+		{"odd fields", "BenchmarkX-8  10  5", false},
+		{"not a count", "BenchmarkX-8  ten  5 ns/op", false},
+		{"not a value", "BenchmarkX-8  10  five ns/op", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			name, _, ok := parseLine(tt.line)
+			if ok != tt.ok {
+				t.Fatalf("parseLine(%q) ok = %v, want %v", tt.line, ok, tt.ok)
+			}
+			if ok && name != "BenchmarkX" {
+				t.Errorf("name = %q, want BenchmarkX", name)
+			}
+		})
+	}
+}
+
+func TestTrimProcs(t *testing.T) {
+	for in, want := range map[string]string{
+		"BenchmarkFrame/kit-2":                  "BenchmarkFrame/kit",
+		"BenchmarkFrame/kit":                    "BenchmarkFrame/kit",
+		"BenchmarkStore/memory/4-ids-16":        "BenchmarkStore/memory/4-ids",
+		"BenchmarkEmulatorGenerateSession/100k": "BenchmarkEmulatorGenerateSession/100k",
+	} {
+		if got := trimProcs(in); got != want {
+			t.Errorf("trimProcs(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestEvaluate(t *testing.T) {
+	res, err := parse(strings.NewReader(sample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"Frame kit/baseline":                         "PASS", // 1.05: the goal is inclusive
+		"FrameParallel kit/baseline":                 "MISS", // 1.5
+		"FrameParallel kit connections":              "MISS", // 69 > 64 callers
+		"Logout 50/1 sessions":                       "MISS", // 7
+		"Logout 50/1 sessions, RevokeConcurrency 64": "PASS", // 1.25
+		"Store memory bytes per id":                  "PASS", // 246
+		"Validate time":                              "PASS", // 1433 ns <= 1% of 200 µs
+		"Validate allocations":                       "PASS", // 1
+		"Emulator generate-session, 100k sessions":   "PASS", // 0.9
+	}
+	rows := evaluate(res)
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows, want %d", len(rows), len(want))
+	}
+	for _, r := range rows {
+		if r.Result != want[r.Check] {
+			t.Errorf("%s: %s (%s, goal %s), want %s", r.Check, r.Result, r.Value, r.Goal, want[r.Check])
+		}
+	}
+
+	for _, r := range evaluate(results{}) {
+		if r.Result != "MISSING" || r.Value != "n/a" {
+			t.Errorf("empty input: %s = %s %s, want n/a MISSING", r.Check, r.Value, r.Result)
+		}
+	}
+}
+
+func TestWriteTable(t *testing.T) {
+	var sb strings.Builder
+	err := writeTable(&sb, []row{{Check: "a", Value: "1", Goal: "<= 2", Result: "PASS"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(sb.String()), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "check") || !strings.HasSuffix(lines[1], "PASS") {
+		t.Errorf("table = %q", sb.String())
+	}
+}
