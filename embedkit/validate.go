@@ -109,7 +109,14 @@ const (
 // NormalizeExternalID returns s as the platform requires external ids:
 // without leading and trailing Unicode white space, and lower-cased.
 // GenerateSessionRequest.Validate checks the normalised form.
+//
+// A string that is not valid UTF-8 is returned unchanged, for Validate to
+// refuse: lower-casing would turn each invalid byte into U+FFFD, so that
+// distinct ids would reach the platform as one user.
 func NormalizeExternalID(s string) string {
+	if !utf8.ValidString(s) {
+		return s
+	}
 	return strings.ToLower(strings.TrimSpace(s))
 }
 
