@@ -2,6 +2,7 @@ package embedkit
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 )
 
@@ -29,13 +30,25 @@ type ValidationError struct {
 	Problems []FieldError
 }
 
-// Error lists the operation and each problem.
+// maxListedProblems bounds how many problems Error lists, so that a
+// request with thousands of bad items does not make an error (and a log
+// line) of hundreds of kilobytes. Problems keeps them all.
+const maxListedProblems = 20
+
+// Error lists the operation and each problem, the first
+// maxListedProblems of them followed by how many more there are.
 func (e *ValidationError) Error() string {
 	var b strings.Builder
 	b.WriteString("embedkit: invalid ")
 	b.WriteString(e.Op)
 	b.WriteString(" request: ")
 	for i, p := range e.Problems {
+		if i == maxListedProblems {
+			b.WriteString("; and ")
+			b.WriteString(strconv.Itoa(len(e.Problems) - i))
+			b.WriteString(" more")
+			break
+		}
 		if i > 0 {
 			b.WriteString("; ")
 		}
