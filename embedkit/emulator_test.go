@@ -1524,6 +1524,7 @@ func TestClientAgainstEmulatorAuditLog(t *testing.T) {
 	e := startEmulator(t)
 	c := e.client(t, keyAdminAll)
 	day := func(d int) time.Time { return time.Date(2026, 3, d, 0, 0, 0, 0, time.UTC) }
+	plus2 := time.FixedZone("UTC+2", 2*60*60)
 
 	tests := []struct {
 		name string
@@ -1538,6 +1539,9 @@ func TestClientAgainstEmulatorAuditLog(t *testing.T) {
 		{"end date is inclusive", embedkit.AuditLogOptions{End: day(1)}, []string{"user.login", "dashboard.viewed"}},
 		{"one day", embedkit.AuditLogOptions{Start: day(2), End: day(2)}, []string{"user.login", "deployment.updated"}},
 		{"start time", embedkit.AuditLogOptions{Start: time.Date(2026, 3, 2, 8, 45, 0, 0, time.UTC)}, []string{"deployment.updated", "apikey.created"}},
+		{"start time with an offset", embedkit.AuditLogOptions{Start: time.Date(2026, 3, 2, 10, 45, 0, 0, plus2)}, []string{"deployment.updated", "apikey.created"}},
+		{"local midnight is an instant, not a date", embedkit.AuditLogOptions{Start: time.Date(2026, 3, 2, 0, 0, 0, 0, plus2)}, []string{"user.login", "deployment.updated", "apikey.created"}},
+		{"end time", embedkit.AuditLogOptions{End: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)}, []string{"user.login"}},
 		{"filters combined", embedkit.AuditLogOptions{Start: day(1), End: day(2), EventName: "user.login", UserEmail: "dana@acme.test"}, []string{"user.login"}},
 		{"nothing matches", embedkit.AuditLogOptions{EventName: "no.such.event"}, nil},
 	}
@@ -1616,6 +1620,7 @@ func TestClientAgainstEmulatorDashboardExports(t *testing.T) {
 		{"pdf by public id", embedkit.DashboardExportRequest{DashboardPublicID: "regional-performance", Format: embedkit.FormatPDF}, "", "dashboard.pdf", "application/pdf"},
 		{"png with a file name", embedkit.DashboardExportRequest{DashboardPublicID: "sales-overview", Format: embedkit.FormatPNG}, "q3-report", "q3-report.png", "image/png"},
 		{"pdf with a file name", embedkit.DashboardExportRequest{DashboardID: 13, Format: embedkit.FormatPDF}, "regions", "regions.pdf", "application/pdf"},
+		{"file name with spaces", embedkit.DashboardExportRequest{DashboardID: 13, Format: embedkit.FormatPDF}, "Q3 report", "Q3_report.pdf", "application/pdf"},
 		{"rendered as an embed user", embedkit.DashboardExportRequest{DashboardID: 10, Format: embedkit.FormatPNG, RenderAs: &embedkit.RenderAs{
 			Type: embedkit.SubjectEmbedUser, ExternalID: "render-subject", Groups: []string{"emea"},
 		}}, "", "dashboard.png", "image/png"},
