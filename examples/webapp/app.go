@@ -211,7 +211,23 @@ func (a *App) policy() middleware.Policy {
 		AllowedAttributes: []string{"region"},
 		CreatorTenants:    a.cfg.CreatorTenants,
 		Theme:             &embedkit.EmbedTheme{PrimaryColor: a.cfg.PrimaryColor},
+		Customize:         defineTenantAttributes,
 	}
+}
+
+// defineTenantAttributes defines the attributes a creator-mode session
+// sends in its embed tenant's own catalog, which starts empty.
+func defineTenantAttributes(_ *middleware.Viewer, _ middleware.Target, req *embedkit.GenerateSessionRequest) error {
+	if req.CreatorMode == nil || !*req.CreatorMode {
+		return nil
+	}
+	for _, a := range req.UserAttributes {
+		if a.Name == "region" {
+			req.UserAttributeDefinitions = append(req.UserAttributeDefinitions,
+				embedkit.UserAttributeDefinition{Name: "region", Type: embedkit.AttributeString, DisplayName: "Region"})
+		}
+	}
+	return nil
 }
 
 // targets registers one target per dashboard and the creator-mode app.

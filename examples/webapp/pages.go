@@ -142,6 +142,10 @@ func (a *App) frame(next http.Handler) http.Handler {
 				return
 			}
 		}
+		// A key present with no value stops http.Redirect from writing
+		// its HTML body, which would repeat the platform URL and with it
+		// the single-use id; the Location header carries it alone.
+		w.Header()["Content-Type"] = nil
 		next.ServeHTTP(w, r)
 	})
 }

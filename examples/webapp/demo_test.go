@@ -1,0 +1,795 @@
+package webapp
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"html"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/embedkit/embedkit/embedkit/emulator"
+)
+
+// secretSet collects values that must never appear in logs, pages or
+// app headers, by label.
+type secretSet struct {
+	mu     sync.Mutex
+	values map[string]string // value → label
+}
+
+func (s *secretSet) add(label, v string) {
+	if len(v) < 8 { // too short to search for meaningfully
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.values == nil {
+		s.values = map[string]string{}
+	}
+	s.values[v] = label
+}
+
+func (s *secretSet) labels() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := map[string]int{}
+	for _, l := range s.values {
+		n[l]++
+	}
+	return n
+}
+
+func (s *secretSet) snapshot() map[string]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]string, len(s.values))
+	for k, v := range s.values {
+		out[k] = v
+	}
+	return out
+}
+
+// captureTransport records the credentials the app sends to the platform
+// and the provider, and the tokens the provider answers.
+type captureTransport struct {
+	secrets *secretSet
+	base    http.RoundTripper
+}
+
+func (c *captureTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if auth, ok := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer "); ok {
+		c.secrets.add("API key", auth)
+	}
+	if _, pass, ok := req.BasicAuth(); ok {
+		if p, err := url.QueryUnescape(pass); err == nil {
+			pass = p
+		}
+		c.secrets.add("client secret", pass)
+	}
+	resp, err := c.base.RoundTrip(req)
+	if err != nil || !strings.HasSuffix(req.URL.Path, "/token") || resp.StatusCode != http.StatusOK {
+		return resp, err
+	}
+	body, rerr := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if rerr != nil {
+		return nil, rerr
+	}
+	var tok struct {
+		Access string `json:"access_token"`
+		ID     string `json:"id_token"`
+	}
+	if json.Unmarshal(body, &tok) == nil {
+		c.secrets.add("ID token", tok.ID)
+		c.secrets.add("access token", tok.Access)
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	return resp, nil
+}
+
+// flow is a running demo and everything the test saw of it.
+type flow struct {
+	t       *testing.T
+	d       *Demo
+	logs    *syncBuffer
+	secrets *secretSet
+
+	mu   sync.Mutex
+	seen []string // app bodies and headers, provider bodies
+}
+
+func startFlow(t *testing.T, getenv func(string) string) *flow {
+	t.Helper()
+	f := &flow{t: t, logs: &syncBuffer{}, secrets: &secretSet{}}
+	hc := &http.Client{
+		Timeout:   10 * time.Second,
+		Transport: &captureTransport{secrets: f.secrets, base: http.DefaultTransport.(*http.Transport).Clone()},
+	}
+	d, err := RunDemo(t.Context(), DemoOptions{
+		Listen:     "127.0.0.1:0",
+		Getenv:     getenv,
+		Logger:     slog.New(slog.NewTextHandler(f.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		HTTPClient: hc,
+	})
+	if err != nil {
+		t.Fatalf("RunDemo: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := d.Close(ctx); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	f.d = d
+	return f
+}
+
+// browser is a cookie jar that follows no redirects by itself.
+type browser struct {
+	f   *flow
+	jar *cookiejar.Jar
+	c   *http.Client
+}
+
+func (f *flow) browser() *browser {
+	jar, _ := cookiejar.New(nil)
+	return &browser{f: f, jar: jar, c: &http.Client{
+		Jar:           jar,
+		Timeout:       10 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}}
+}
+
+// do sends req and returns the answer with its body read. App answers
+// are checked for the security headers and kept, headers included
+// (except the frame endpoint's redirect to the platform, which carries
+// the single-use id by design); provider answers' bodies are kept.
+func (b *browser) do(req *http.Request) (*http.Response, string) {
+	t := b.f.t
+	t.Helper()
+	resp, err := b.c.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", req.Method, req.URL.Path, err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatalf("%s %s: reading body: %v", req.Method, req.URL.Path, err)
+	}
+	app, _ := url.Parse(b.f.d.AppURL)
+	idp, _ := url.Parse(b.f.d.IssuerURL)
+	b.f.mu.Lock()
+	defer b.f.mu.Unlock()
+	switch req.URL.Host {
+	case app.Host:
+		b.f.seen = append(b.f.seen, string(body))
+		frameRedirect := strings.HasPrefix(req.URL.Path, "/embed/frame/") && resp.StatusCode == http.StatusSeeOther
+		for k, vs := range resp.Header {
+			if k == "Location" && frameRedirect {
+				continue
+			}
+			b.f.seen = append(b.f.seen, k+": "+strings.Join(vs, ", "))
+		}
+		b.f.checkHeaders(req, resp)
+	case idp.Host:
+		b.f.seen = append(b.f.seen, string(body))
+	}
+	return resp, string(body)
+}
+
+// checkHeaders asserts the security headers of every app answer.
+func (f *flow) checkHeaders(req *http.Request, resp *http.Response) {
+	t := f.t
+	t.Helper()
+	emu, _ := url.Parse(f.d.PlatformURL)
+	csp := resp.Header.Get("Content-Security-Policy")
+	if req.URL.Path == BackChannelLogoutPath {
+		return
+	}
+	if !strings.Contains(csp, "frame-src 'self' "+emu.Scheme+"://"+emu.Host) || !strings.Contains(csp, "frame-ancestors 'self'") {
+		t.Errorf("%s %s: Content-Security-Policy %q lacks frame-src of the platform or frame-ancestors 'self'", req.Method, req.URL.Path, csp)
+	}
+	if resp.Header.Get("X-Content-Type-Options") != "nosniff" {
+		t.Errorf("%s %s: X-Content-Type-Options %q", req.Method, req.URL.Path, resp.Header.Get("X-Content-Type-Options"))
+	}
+	if resp.Header.Get("Referrer-Policy") == "" {
+		t.Errorf("%s %s: no Referrer-Policy", req.Method, req.URL.Path)
+	}
+}
+
+func (b *browser) get(u string) (*http.Response, string) {
+	b.f.t.Helper()
+	req, err := http.NewRequest(http.MethodGet, u, nil)
+	if err != nil {
+		b.f.t.Fatal(err)
+	}
+	return b.do(req)
+}
+
+func (b *browser) post(u string, form url.Values, header http.Header) (*http.Response, string) {
+	b.f.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, u, strings.NewReader(form.Encode()))
+	if err != nil {
+		b.f.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	for k, vs := range header {
+		req.Header[k] = vs
+	}
+	return b.do(req)
+}
+
+// follow resolves redirects from resp, GETting each Location, and
+// returns the final answer.
+func (b *browser) follow(resp *http.Response, body string) (*http.Response, string) {
+	b.f.t.Helper()
+	for range 10 {
+		if resp.StatusCode < 300 || resp.StatusCode > 399 {
+			return resp, body
+		}
+		next, err := resp.Request.URL.Parse(resp.Header.Get("Location"))
+		if err != nil {
+			b.f.t.Fatalf("bad Location %q", resp.Header.Get("Location"))
+		}
+		resp, body = b.get(next.String())
+	}
+	b.f.t.Fatal("too many redirects")
+	return nil, ""
+}
+
+var (
+	idpHiddenInput = regexp.MustCompile(`<input type="hidden" name="([^"]+)" value="([^"]*)">`)
+	csrfInput      = regexp.MustCompile(`name="csrf_token" value="([^"]+)"`)
+)
+
+// login signs user in through the provider's form and returns the page
+// the app lands on.
+func (b *browser) login(user, password string) (*http.Response, string) {
+	t := b.f.t
+	t.Helper()
+	resp, _ := b.get(b.f.d.AppURL + LoginPath)
+	if resp.StatusCode != http.StatusFound {
+		t.Fatalf("GET /login: %d, want 302", resp.StatusCode)
+	}
+	authorize := resp.Header.Get("Location")
+	if !strings.HasPrefix(authorize, b.f.d.IssuerURL+"/authorize?") {
+		t.Fatalf("GET /login: Location %q is not the provider's authorize endpoint", authorize)
+	}
+	resp, body := b.get(authorize)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET authorize: %d", resp.StatusCode)
+	}
+	form := url.Values{"username": {user}, "password": {password}}
+	for _, m := range idpHiddenInput.FindAllStringSubmatch(body, -1) {
+		form.Set(m[1], html.UnescapeString(m[2]))
+	}
+	resp, _ = b.post(b.f.d.IssuerURL+"/authorize", form, nil)
+	if resp.StatusCode != http.StatusFound {
+		t.Fatalf("POST authorize: %d, want 302", resp.StatusCode)
+	}
+	cb, _ := url.Parse(resp.Header.Get("Location"))
+	b.f.secrets.add("auth code", cb.Query().Get("code"))
+	return b.follow(resp, "")
+}
+
+// csrf returns the form token of a page.
+func csrfOf(t *testing.T, page string) string {
+	t.Helper()
+	m := csrfInput.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatal("no csrf_token in the page")
+	}
+	return html.UnescapeString(m[1])
+}
+
+// sessions returns the emulator's sessions.
+func (f *flow) sessions() []emulator.SessionInfo {
+	f.t.Helper()
+	ss := f.d.Emulator.Sessions()
+	for _, s := range ss {
+		f.secrets.add("embed session id", s.SessionID)
+	}
+	return ss
+}
+
+// exchange redeems a session id at the emulator, as the iframe does.
+func (f *flow) exchange(id string) (int, string) {
+	f.t.Helper()
+	body, _ := json.Marshal(map[string]string{"sessionId": id})
+	resp, err := http.Post(f.d.PlatformURL+"/api/v1/embed/session/token", "application/json", bytes.NewReader(body))
+	if err != nil {
+		f.t.Fatalf("exchange: %v", err)
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Token string `json:"token"`
+	}
+	_ = json.NewDecoder(resp.Body).Decode(&out)
+	f.secrets.add("embed token", out.Token)
+	return resp.StatusCode, out.Token
+}
+
+// frameRedirect loads an embed's frame URL and returns the platform URL
+// it redirects to.
+func (b *browser) frameRedirect(path string) *url.URL {
+	t := b.f.t
+	t.Helper()
+	resp, body := b.get(b.f.d.AppURL + path)
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("GET %s: %d, want 303; body %.300s\nlogs: %s", path, resp.StatusCode, body, lastLines(b.f.logs.String(), 8))
+	}
+	loc, err := url.Parse(resp.Header.Get("Location"))
+	if err != nil || !strings.HasPrefix(loc.String(), b.f.d.PlatformURL+"/") {
+		t.Fatalf("GET %s: Location is not on the platform (%v)", path, err)
+	}
+	if got := resp.Header.Get("Cache-Control"); got != "no-store" {
+		t.Errorf("GET %s: Cache-Control %q, want no-store", path, got)
+	}
+	if got := resp.Header.Get("Referrer-Policy"); got != "no-referrer" {
+		t.Errorf("GET %s: Referrer-Policy %q, want no-referrer", path, got)
+	}
+	b.f.secrets.add("embed session id", loc.Query().Get("session"))
+	return loc
+}
+
+func TestDemoFlow(t *testing.T) {
+	f := startFlow(t, nil)
+	app := f.d.AppURL
+	ana, ben, chloe := f.browser(), f.browser(), f.browser()
+
+	// Signed out: the home page offers sign-in; protected pages send to it.
+	resp, body := ana.get(app + "/")
+	if resp.StatusCode != http.StatusOK || !strings.Contains(body, `id="sign-in-cta"`) || !strings.Contains(body, `href="/login"`) {
+		t.Fatalf("GET / signed out: %d, no sign-in link", resp.StatusCode)
+	}
+	resp, _ = ana.get(app + "/dashboards")
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/login?return_to=%2Fdashboards" {
+		t.Fatalf("GET /dashboards signed out: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+
+	// Sign in: the app lands on the dashboards list.
+	resp, body = ana.login("ana", "ana-dev-pass")
+	if resp.Request.URL.Path != "/dashboards" || resp.StatusCode != http.StatusOK {
+		t.Fatalf("after login: %s %d", resp.Request.URL.Path, resp.StatusCode)
+	}
+	for _, want := range []string{"Sales overview", "Regional performance", `href="/dashboards/sales-overview"`, `href="/dashboards/regional-performance"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("dashboards page lacks %q", want)
+		}
+	}
+	for _, c := range ana.jar.Cookies(mustURL(t, app)) {
+		if c.Name == SessionName && c.Value == "" {
+			t.Error("empty session cookie")
+		}
+	}
+	if resp, _ := ana.get(app + "/"); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/dashboards" {
+		t.Errorf("GET / signed in: %d %q, want 303 /dashboards", resp.StatusCode, resp.Header.Get("Location"))
+	}
+
+	// The dashboard page frames the kit's frame endpoint.
+	resp, body = ana.get(app + "/dashboards/sales-overview")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /dashboards/sales-overview: %d", resp.StatusCode)
+	}
+	for _, want := range []string{"data-embedkit", `src="/embed/frame/dashboard/sales-overview"`, `data-embedkit-target="dashboard/sales-overview"`, `src="/embed/host.js"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("dashboard page lacks %q", want)
+		}
+	}
+	anaToken := csrfOf(t, body)
+	if resp, _ := ana.get(app + "/dashboards/no-such-board"); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("unknown dashboard: %d, want 404", resp.StatusCode)
+	}
+	if resp, _ := ana.get(app + "/embed/frame/dashboard/broken-board"); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("unregistered dashboard at the frame endpoint: %d, want 404", resp.StatusCode)
+	}
+
+	// Every load mints: a 303 to the platform with the viewer's locale and
+	// zone; the id redeems once; a reload gets a new id.
+	loc := ana.frameRedirect("/embed/frame/dashboard/sales-overview")
+	q := loc.Query()
+	if loc.Path != "/embed/dashboard/sales-overview" || q.Get("session") == "" || q.Get("locale") != "de-DE" || q.Get("timezone") != "Europe/Berlin" {
+		t.Fatalf("frame redirect: path %s, locale %q, timezone %q", loc.Path, q.Get("locale"), q.Get("timezone"))
+	}
+	first := q.Get("session")
+	if code, tok := f.exchange(first); code != http.StatusOK || tok == "" {
+		t.Fatalf("first exchange: %d", code)
+	}
+	if code, _ := f.exchange(first); code == http.StatusOK {
+		t.Fatal("second exchange of the same id succeeded")
+	}
+	second := ana.frameRedirect("/embed/frame/dashboard/sales-overview").Query().Get("session")
+	if second == "" || second == first {
+		t.Fatal("reload did not mint a new session id")
+	}
+	ana.frameRedirect("/embed/frame/dashboard/regional-performance")
+
+	// Ben signs in too, and loads a dashboard.
+	if resp, _ := ben.login("ben", "ben-dev-pass"); resp.Request.URL.Path != "/dashboards" {
+		t.Fatalf("ben's login landed on %s", resp.Request.URL.Path)
+	}
+	benLoc := ben.frameRedirect("/embed/frame/dashboard/sales-overview")
+	if benLoc.Query().Get("locale") != "en-US" || benLoc.Query().Get("timezone") != "America/New_York" {
+		t.Errorf("ben's frame: locale %q timezone %q", benLoc.Query().Get("locale"), benLoc.Query().Get("timezone"))
+	}
+
+	// Settings: validated against the offered lists, behind the form
+	// token; the saved choice applies to the next mint.
+	_, benPage := ben.get(app + "/dashboards/regional-performance")
+	benToken := csrfOf(t, benPage)
+	jsonHdr := http.Header{"Accept": {"application/json"}}
+	if resp, _ := ben.post(app+SettingsPath, url.Values{"locale": {"fr-FR"}}, jsonHdr); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("settings without token: %d, want 403", resp.StatusCode)
+	}
+	if resp, _ := ben.post(app+SettingsPath, url.Values{"csrf_token": {benToken}, "locale": {"xx-XX"}}, jsonHdr); resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("settings with a locale not offered: %d, want 400", resp.StatusCode)
+	}
+	if resp, _ := ben.post(app+SettingsPath, url.Values{"csrf_token": {benToken}, "timezone": {"Mars/Olympus"}}, jsonHdr); resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("settings with a zone not offered: %d, want 400", resp.StatusCode)
+	}
+	resp, _ = ben.post(app+SettingsPath, url.Values{"csrf_token": {benToken}, "locale": {"fr-FR"}, "timezone": {"Asia/Tokyo"}, "scheme": {"dark"}}, jsonHdr)
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("settings as JSON: %d, want 204", resp.StatusCode)
+	}
+	resp, _ = ben.post(app+SettingsPath, url.Values{"csrf_token": {benToken}, "scheme": {"dark"}, "return_to": {"/dashboards/regional-performance"}}, nil)
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/dashboards/regional-performance" {
+		t.Errorf("settings form: %d %q, want 303 back", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	benLoc = ben.frameRedirect("/embed/frame/dashboard/sales-overview")
+	if benLoc.Query().Get("locale") != "fr-FR" || benLoc.Query().Get("timezone") != "Asia/Tokyo" {
+		t.Errorf("after settings: locale %q timezone %q, want fr-FR Asia/Tokyo", benLoc.Query().Get("locale"), benLoc.Query().Get("timezone"))
+	}
+	_, benPage = ben.get(app + "/dashboards/sales-overview")
+	if !strings.Contains(benPage, `data-scheme="dark"`) || !strings.Contains(benPage, `<option value="fr-FR" selected>`) {
+		t.Error("the page does not show the saved settings")
+	}
+
+	// Creator workspace: only for creator-mode tenants.
+	if resp, body := ben.get(app + "/creator"); resp.StatusCode != http.StatusForbidden || !strings.Contains(body, `data-kind="forbidden"`) {
+		t.Errorf("GET /creator as ben: %d, want the 403 page", resp.StatusCode)
+	}
+	chloe.login("chloe", "chloe-dev-pass")
+	resp, body = chloe.get(app + "/creator")
+	if resp.StatusCode != http.StatusOK || !strings.Contains(body, `src="/embed/frame/app"`) {
+		t.Fatalf("GET /creator as chloe: %d", resp.StatusCode)
+	}
+	if loc := chloe.frameRedirect("/embed/frame/app"); loc.Path != "/embed/d/1/app" {
+		t.Errorf("creator frame redirect path %s", loc.Path)
+	}
+	if resp, _ := ben.get(app + "/embed/frame/app"); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("creator frame for ben: %d, want 403", resp.StatusCode)
+	}
+
+	// Platform outage: the frame endpoint answers the outage page, 503.
+	f.d.Emulator.InjectFault(emulator.Fault{Method: http.MethodPost, Path: "/api/v1/embed/generate-session", Status: http.StatusServiceUnavailable})
+	resp, body = ben.get(app + "/embed/frame/dashboard/sales-overview")
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(body, `data-kind="outage"`) ||
+		!strings.Contains(body, `href="/embed/frame/dashboard/sales-overview"`) || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("outage: %d, Retry-After %q; body %.400s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
+	}
+	if strings.Contains(body, `id="account-menu"`) || strings.Contains(body, `<base target="_top">`) {
+		t.Error("the in-frame outage page carries the account menu or leaves the frame")
+	}
+	f.d.Emulator.ClearFaults()
+
+	// Inside an iframe, a signed-out viewer gets a page that signs in
+	// in the top window.
+	stranger := f.browser()
+	req, _ := http.NewRequest(http.MethodGet, app+"/embed/frame/dashboard/sales-overview", nil)
+	req.Header.Set("Sec-Fetch-Dest", "iframe")
+	req.Header.Set("Referer", app+"/dashboards/sales-overview")
+	resp, body = stranger.do(req)
+	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(body, `<base target="_top">`) ||
+		!strings.Contains(body, `href="/login?return_to=%2Fdashboards%2Fsales-overview"`) {
+		t.Errorf("signed-out frame: %d; body %.600s", resp.StatusCode, body)
+	}
+
+	// Logout: GET is 405, a cross-site POST and a POST without the form
+	// token are 403, and none of them ends anything.
+	if resp, _ := ana.get(app + LogoutPath); resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != http.MethodPost {
+		t.Errorf("GET /logout: %d Allow %q", resp.StatusCode, resp.Header.Get("Allow"))
+	}
+	if resp, _ := ana.post(app+LogoutPath, url.Values{}, nil); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("POST /logout without token: %d, want 403", resp.StatusCode)
+	}
+	if resp, _ := ana.post(app+LogoutPath, url.Values{"csrf_token": {"wrong" + anaToken}}, nil); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("POST /logout with a wrong token: %d, want 403", resp.StatusCode)
+	}
+	crossSite := http.Header{"Origin": {"https://evil.example"}, "Sec-Fetch-Site": {"cross-site"}}
+	if resp, _ := ana.post(app+LogoutPath, url.Values{"csrf_token": {anaToken}}, crossSite); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("cross-site POST /logout: %d, want 403", resp.StatusCode)
+	}
+	for _, s := range f.sessions() {
+		if s.State == "revoked" {
+			t.Fatalf("a refused logout revoked session of %s", s.ExternalID)
+		}
+	}
+
+	preLogout := ana.jar.Cookies(mustURL(t, app))
+	resp, _ = ana.post(app+LogoutPath, url.Values{"csrf_token": {anaToken}}, nil)
+	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), f.d.IssuerURL+"/logout?") {
+		t.Fatalf("POST /logout: %d %q, want 303 to the provider", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	end, _ := url.Parse(resp.Header.Get("Location"))
+	if got := end.Query().Get("post_logout_redirect_uri"); got != app+"/" {
+		t.Errorf("post_logout_redirect_uri %q", got)
+	}
+	resp, body = ana.follow(resp, "")
+	if resp.Request.URL.String() != app+"/" || !strings.Contains(body, `id="sign-in-cta"`) {
+		t.Errorf("after logout: %s", resp.Request.URL)
+	}
+	anaCount, benCount := 0, 0
+	for _, s := range f.sessions() {
+		switch s.ExternalID {
+		case "ana":
+			anaCount++
+			if s.State != "revoked" {
+				t.Errorf("ana's session %s after logout", s.State)
+			}
+		case "ben":
+			benCount++
+			if s.State == "revoked" {
+				t.Error("ben's session was revoked by ana's logout")
+			}
+		}
+	}
+	if anaCount < 3 || benCount < 2 {
+		t.Errorf("sessions: ana %d, ben %d", anaCount, benCount)
+	}
+
+	// Replaying ana's pre-logout cookie reaches nothing protected.
+	replay := f.browser()
+	replay.jar.SetCookies(mustURL(t, app), preLogout)
+	for _, p := range []string{"/dashboards", "/dashboards/sales-overview", "/embed/frame/dashboard/sales-overview", "/creator"} {
+		resp, _ := replay.get(app + p)
+		if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "/login") {
+			t.Errorf("replayed cookie at %s: %d %q, want a redirect to sign-in", p, resp.StatusCode, resp.Header.Get("Location"))
+		}
+	}
+	// Ben is still signed in.
+	if resp, _ := ben.get(app + "/dashboards"); resp.StatusCode != http.StatusOK {
+		t.Errorf("ben after ana's logout: %d", resp.StatusCode)
+	}
+
+	// The JSON session endpoint answers JSON errors.
+	req, _ = http.NewRequest(http.MethodPost, app+"/embed/session", strings.NewReader(`{"target":"nope"}`))
+	req.Header.Set("Content-Type", "application/json")
+	resp, body = ben.do(req)
+	if resp.StatusCode != http.StatusNotFound || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+		t.Errorf("session endpoint, unknown target: %d %s", resp.StatusCode, body)
+	}
+	if resp, _ := ben.get(app + "/healthz"); resp.StatusCode != http.StatusOK {
+		t.Errorf("healthz: %d", resp.StatusCode)
+	}
+	if resp, _ := ben.get(app + "/static/app.css"); resp.StatusCode != http.StatusOK {
+		t.Errorf("static: %d", resp.StatusCode)
+	}
+	if resp, _ := ben.get(app + "/no/such/page"); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("unknown path: %d", resp.StatusCode)
+	}
+
+	f.checkSecrets()
+}
+
+// checkSecrets asserts that no captured secret appears in a log record,
+// an app page or header, or a provider page.
+func (f *flow) checkSecrets() {
+	t := f.t
+	t.Helper()
+	f.sessions()
+	labels := f.secrets.labels()
+	for _, want := range []string{"API key", "client secret", "auth code", "ID token", "access token", "embed session id", "embed token"} {
+		if labels[want] == 0 {
+			t.Errorf("the test captured no %s", want)
+		}
+	}
+	logs := f.logs.String()
+	f.mu.Lock()
+	seen := strings.Join(f.seen, "\n")
+	f.mu.Unlock()
+	if logs == "" || seen == "" {
+		t.Fatal("nothing captured")
+	}
+	for v, label := range f.secrets.snapshot() {
+		if strings.Contains(logs, v) {
+			t.Errorf("a log record contains the %s", label)
+		}
+		if strings.Contains(seen, v) {
+			t.Errorf("a response contains the %s", label)
+		}
+	}
+}
+
+func mustURL(t *testing.T, s string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// sessionKeys returns a SESSION_KEYS entry: random hash and block keys.
+func sessionKeys() string {
+	h, b := make([]byte, 32), make([]byte, 32)
+	_, _ = rand.Read(h)
+	_, _ = rand.Read(b)
+	return base64.StdEncoding.EncodeToString(h) + ":" + base64.StdEncoding.EncodeToString(b)
+}
+
+func envOf(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func TestRotatedSessionKeys(t *testing.T) {
+	oldKeys, newKeys := sessionKeys(), sessionKeys()
+	f := startFlow(t, envOf(map[string]string{EnvSessionKeys: oldKeys}))
+	b := f.browser()
+	if resp, _ := b.login("ana", "ana-dev-pass"); resp.StatusCode != http.StatusOK {
+		t.Fatalf("login: %d", resp.StatusCode)
+	}
+	var cookie *http.Cookie
+	for _, c := range b.jar.Cookies(mustURL(t, f.d.AppURL)) {
+		if c.Name == SessionName {
+			cookie = c
+		}
+	}
+	if cookie == nil {
+		t.Fatal("no session cookie")
+	}
+
+	for _, tc := range []struct {
+		name     string
+		keys     string
+		signedIn bool
+	}{
+		{"new key only", newKeys, false},
+		{"new and old keys", newKeys + "," + oldKeys, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := startFlow(t, envOf(map[string]string{EnvSessionKeys: tc.keys}))
+			for _, p := range []string{"/dashboards", "/embed/frame/dashboard/sales-overview"} {
+				req, _ := http.NewRequest(http.MethodGet, g.d.AppURL+p, nil)
+				req.AddCookie(&http.Cookie{Name: cookie.Name, Value: cookie.Value})
+				resp, err := http.DefaultTransport.RoundTrip(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+				loc := resp.Header.Get("Location")
+				switch {
+				case resp.StatusCode >= 500:
+					t.Errorf("%s: %d, a server error", p, resp.StatusCode)
+				case tc.signedIn && p == "/dashboards" && resp.StatusCode != http.StatusOK:
+					t.Errorf("%s: %d, want 200", p, resp.StatusCode)
+				case tc.signedIn && p != "/dashboards" && !strings.HasPrefix(loc, g.d.PlatformURL):
+					t.Errorf("%s: %d %q, want a mint", p, resp.StatusCode, loc)
+				case !tc.signedIn && (resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/login")):
+					t.Errorf("%s: %d %q, want a redirect to sign-in", p, resp.StatusCode, loc)
+				}
+			}
+		})
+	}
+}
+
+func TestConfigFromEnv(t *testing.T) {
+	keys := sessionKeys()
+	full := map[string]string{
+		EnvBaseURL: "https://acme.example.com", EnvAPIKey: "ek_live_secret_value", EnvDeploymentID: "7",
+		EnvDashboards: "sales:Sales,ops:Operations",
+		EnvOIDCIssuer: "https://id.example.com", EnvOIDCClientID: "ledgerly", EnvOIDCSecret: "client-secret-value",
+		EnvSessionKeys: keys, EnvRedisAddr: "127.0.0.1:6379",
+	}
+	with := func(changes map[string]string) map[string]string {
+		m := map[string]string{}
+		for k, v := range full {
+			m[k] = v
+		}
+		for k, v := range changes {
+			if v == "" {
+				delete(m, k)
+			} else {
+				m[k] = v
+			}
+		}
+		return m
+	}
+	for _, tc := range []struct {
+		name    string
+		env     map[string]string
+		wantErr string // "" means no error
+	}{
+		{"empty", map[string]string{}, ""},
+		{"everything", full, ""},
+		{"API key missing", with(map[string]string{EnvAPIKey: ""}), "EMBEDKIT_API_KEY is required when EMBEDKIT_BASE_URL is set"},
+		{"deployment missing", with(map[string]string{EnvDeploymentID: ""}), "EMBEDKIT_DEPLOYMENT_ID is required when EMBEDKIT_BASE_URL is set"},
+		{"deployment not a number", with(map[string]string{EnvDeploymentID: "one"}), "EMBEDKIT_DEPLOYMENT_ID must be a positive integer"},
+		{"deployment zero", with(map[string]string{EnvDeploymentID: "0"}), "EMBEDKIT_DEPLOYMENT_ID must be a positive integer"},
+		{"base URL http", with(map[string]string{EnvBaseURL: "http://acme.example.com"}), "EMBEDKIT_BASE_URL must use https"},
+		{"base URL missing, key set", map[string]string{EnvAPIKey: "k"}, "EMBEDKIT_BASE_URL is required when EMBEDKIT_API_KEY is set"},
+		{"base URL missing, deployment set", map[string]string{EnvDeploymentID: "1"}, "EMBEDKIT_BASE_URL is required when EMBEDKIT_DEPLOYMENT_ID is set"},
+		{"dashboards without platform", map[string]string{EnvDashboards: "a:A"}, "EMBEDKIT_BASE_URL is required when EMBEDKIT_DASHBOARDS is set"},
+		{"dashboards malformed", with(map[string]string{EnvDashboards: "a:A,,b"}), "EMBEDKIT_DASHBOARDS: entry 2 is empty"},
+		{"dashboards bad id", with(map[string]string{EnvDashboards: "../x:X"}), "EMBEDKIT_DASHBOARDS: entry 1: public id"},
+		{"dashboards duplicate", with(map[string]string{EnvDashboards: "a:A,a:B"}), "EMBEDKIT_DASHBOARDS: entry 2: public id \"a\" is listed twice"},
+		{"client id missing", with(map[string]string{EnvOIDCClientID: ""}), "OIDC_CLIENT_ID is required when OIDC_ISSUER is set"},
+		{"client secret missing", with(map[string]string{EnvOIDCSecret: ""}), "OIDC_CLIENT_SECRET is required when OIDC_ISSUER is set"},
+		{"issuer missing, client id set", map[string]string{EnvOIDCClientID: "x"}, "OIDC_ISSUER is required when OIDC_CLIENT_ID is set"},
+		{"issuer missing, secret set", map[string]string{EnvOIDCSecret: "x"}, "OIDC_ISSUER is required when OIDC_CLIENT_SECRET is set"},
+		{"issuer not a URL", with(map[string]string{EnvOIDCIssuer: "id.example.com"}), "OIDC_ISSUER must be an absolute https URL"},
+		{"session keys malformed", map[string]string{EnvSessionKeys: "not base64!"}, "SESSION_KEYS: gorillasession: session key 1"},
+		{"session key short", map[string]string{EnvSessionKeys: base64.StdEncoding.EncodeToString([]byte("short"))}, "SESSION_KEYS: gorillasession: session key 1: hash key is 5 bytes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := ConfigFromEnv(envOf(tc.env))
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatalf("error %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
+			}
+			for _, secret := range []string{"ek_live_secret_value", "client-secret-value", keys} {
+				if strings.Contains(err.Error(), secret) {
+					t.Errorf("the error quotes a secret: %v", err)
+				}
+			}
+			_ = c
+		})
+	}
+
+	c, err := ConfigFromEnv(envOf(full))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.PlatformURL != "https://acme.example.com" || c.APIKey != "ek_live_secret_value" || c.DeploymentID != 7 ||
+		len(c.Dashboards) != 2 || c.Dashboards[1] != (Dashboard{PublicID: "ops", Title: "Operations"}) ||
+		c.OIDCIssuer != "https://id.example.com" || c.OIDCClientID != "ledgerly" || c.OIDCClientSecret != "client-secret-value" ||
+		len(c.SessionKeys) != 2 || c.RedisAddr != "127.0.0.1:6379" {
+		t.Errorf("ConfigFromEnv(full) = %+v", c)
+	}
+}
+
+func TestRunDemoConfigErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		opts    DemoOptions
+		wantErr string
+	}{
+		{"inconsistent platform", DemoOptions{Listen: "127.0.0.1:0", Getenv: envOf(map[string]string{EnvBaseURL: "https://acme.example.com"})}, "EMBEDKIT_API_KEY is required"},
+		{"emulator off loopback", DemoOptions{Listen: "127.0.0.1:0", EmulatorListen: "0.0.0.0:0"}, "emulator listen address"},
+		{"provider off loopback", DemoOptions{Listen: "127.0.0.1:0", IdPListen: "0.0.0.0:0"}, "devidp"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.opts.Logger = slog.New(slog.DiscardHandler)
+			d, err := RunDemo(t.Context(), tc.opts)
+			if err == nil {
+				d.Close(context.Background())
+				t.Fatal("RunDemo succeeded")
+			}
+			if !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("error %v, want %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+// lastLines returns the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
