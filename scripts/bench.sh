@@ -19,8 +19,9 @@
 # Environment:
 #   COUNT      runs of each benchmark (default 6, enough for benchstat)
 #   BENCHTIME  -benchtime of each run (default 1s)
-#   PROFILE=1  also write a CPU profile and test binary per package to
-#              bench-results/ (inspect with go tool pprof -top)
+#   PROFILE=1  also write the last round's CPU profile and the test binary
+#              of each package to bench-results/ (NAME.cpu, NAME.test;
+#              inspect with go tool pprof -top NAME.test NAME.cpu)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -56,27 +57,42 @@ if [[ -z "${EMBEDKIT_REDIS_ADDR:-}" ]]; then
 	echo "bench: no redis-server; BenchmarkStore/redis is skipped"
 fi
 
-# bench PACKAGE PATTERN [SKIP]: run the benchmarks of one package matching
-# PATTERN (and not SKIP), appending to the raw output.
-bench() {
-	local pkg="$1" pattern="$2" skip="${3:-}"
-	local args=(-run '^$' -bench "$pattern" -benchtime "$benchtime" -count "$count" -timeout 30m)
-	[[ -n "$skip" ]] && args+=(-skip "$skip")
-	if [[ "${PROFILE:-}" == 1 ]]; then
-		local name
-		name="$(basename "$pkg")"
-		args+=(-cpuprofile "$out/$name.cpu" -o "$out/$name.test")
-	fi
-	step "go test ${args[*]} $pkg"
-	go test "${args[@]}" "$pkg" | tee -a "$raw"
-}
+# The benchmarks, one package a line: package, -bench pattern and, when
+# needed, a -skip pattern (sub-benchmarks the goals do not use).
+benchmarks=(
+	"./middleware ^(BenchmarkFrame|BenchmarkFrameParallel|BenchmarkLogout|BenchmarkLogoutConcurrency64)$"
+	"./adapters/memstore BenchmarkStore/memory$ BenchmarkStore/memory/."
+	"./adapters/gorillasession BenchmarkStore/cookie$"
+	"./adapters/redisstore BenchmarkStore/redis$ BenchmarkStore/redis/."
+	"./embedkit ^BenchmarkValidate$"
+	"./embedkit/emulator ^BenchmarkEmulatorGenerateSession$"
+)
 
-bench ./middleware '^(BenchmarkFrame|BenchmarkFrameParallel|BenchmarkLogout|BenchmarkLogoutConcurrency64)$'
-bench ./adapters/memstore 'BenchmarkStore/memory$' 'BenchmarkStore/memory/.'
-bench ./adapters/gorillasession 'BenchmarkStore/cookie$'
-bench ./adapters/redisstore 'BenchmarkStore/redis$' 'BenchmarkStore/redis/.'
-bench ./embedkit '^BenchmarkValidate$'
-bench ./embedkit/emulator '^BenchmarkEmulatorGenerateSession$'
+# Each package's test binary is built once, then every benchmark runs once
+# per round, COUNT rounds: a kit and its baseline run side by side in every
+# round, so that load from elsewhere on the machine, which comes and goes,
+# weighs on both alike rather than on all the runs of one of them.
+step "building test binaries"
+for entry in "${benchmarks[@]}"; do
+	read -r pkg _ <<<"$entry"
+	go test -c -o "$tmp/$(echo "${pkg#./}" | tr / _).test" "$pkg"
+done
+
+for round in $(seq "$count"); do
+	step "round $round of $count"
+	for entry in "${benchmarks[@]}"; do
+		read -r pkg pattern skip <<<"$entry"
+		name="$(echo "${pkg#./}" | tr / _)"
+		args=(-test.run '^$' -test.bench "$pattern" -test.benchtime "$benchtime" -test.count 1 -test.timeout 30m -test.benchmem)
+		[[ -n "$skip" ]] && args+=(-test.skip "$skip")
+		if [[ "${PROFILE:-}" == 1 && "$round" == "$count" ]]; then
+			cp "$tmp/$name.test" "$out/$name.test"
+			args+=(-test.cpuprofile "$PWD/$out/$name.cpu")
+		fi
+		# Test binaries run in their package directory, as under go test.
+		(cd "$pkg" && "$tmp/$name.test" "${args[@]}") | tee -a "$raw"
+	done
+done
 
 step "benchstat $raw"
 go tool benchstat "$raw"
