@@ -300,14 +300,16 @@ func (c *Client) UpdateDeployment(ctx context.Context, deploymentID int64, req *
 
 // SwitchVersion switches a deployment to a version listed by
 // ListVersions. version may be "1.4.2", "v1.4.2" or "image/repo:v1.4.2";
-// it is checked with ParseVersion and sent as ParseVersion returns it. A
-// version the platform does not list gives a 400.
+// it is checked with ParseVersion and sent as given, so the platform
+// matches it against its list in the caller's spelling. A version the
+// platform does not list, including a listed semver under an image
+// repository the list does not name, gives a 400.
 func (c *Client) SwitchVersion(ctx context.Context, deploymentID int64, version string) (*DeploymentSettings, error) {
-	v, err := ParseVersion(version)
+	_, err := ParseVersion(version)
 	if err := validationErr("update-deployment", checkDeployment(deploymentID), err); err != nil {
 		return nil, err
 	}
-	return c.UpdateDeployment(ctx, deploymentID, &UpdateDeploymentRequest{ReleaseChannelVersion: v})
+	return c.UpdateDeployment(ctx, deploymentID, &UpdateDeploymentRequest{ReleaseChannelVersion: version})
 }
 
 // Spec returns the OpenAPI document of the running platform build:

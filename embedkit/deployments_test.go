@@ -334,7 +334,7 @@ func TestUpdateDeployment(t *testing.T) {
 func TestSwitchVersion(t *testing.T) {
 	c, mux, _ := setup(t)
 	mux.HandleFunc("PUT /api/v1/deployments/4", func(w http.ResponseWriter, r *http.Request) {
-		testJSONBody(t, r, `{"releaseChannelVersion":"1.7.20"}`)
+		testJSONBody(t, r, `{"releaseChannelVersion":"repo/image:v1.7.20"}`)
 		writeJSON(w, 200, `{"data":{"id":4,"releaseChannelVersion":"1.7.20"}}`)
 	})
 	s, err := c.SwitchVersion(context.Background(), 4, "repo/image:v1.7.20")
