@@ -1419,15 +1419,21 @@ func TestClientAgainstEmulatorVersions(t *testing.T) {
 		})
 	}
 
-	t.Run("switch to a version not listed", func(t *testing.T) {
-		e := startEmulator(t)
-		c := e.client(t, keyAdminAll)
-		_, err := c.SwitchVersion(ctx, 1, "9.9.9")
-		wantAPIError(t, err, http.StatusBadRequest, "releaseChannelVersion")
-		if got := current(t, c); got != "1.4.2" {
-			t.Errorf("current version after a refused switch = %s, want 1.4.2", got)
-		}
-	})
+	unlisted := []struct{ name, version string }{
+		{"unknown version", "9.9.9"},
+		{"listed version under another image repository", "other/image:v1.3.9"},
+	}
+	for _, tt := range unlisted {
+		t.Run("switch refused: "+tt.name, func(t *testing.T) {
+			e := startEmulator(t)
+			c := e.client(t, keyAdminAll)
+			_, err := c.SwitchVersion(ctx, 1, tt.version)
+			wantAPIError(t, err, http.StatusBadRequest, "not in the versions list")
+			if got := current(t, c); got != "1.4.2" {
+				t.Errorf("current version after a refused switch = %s, want 1.4.2", got)
+			}
+		})
+	}
 
 	t.Run("switch refused before sending", func(t *testing.T) {
 		e := startEmulator(t)
