@@ -1891,13 +1891,15 @@ func TestClientAgainstEmulatorRawRequests(t *testing.T) {
 			var v map[string]any
 			resp, err := c.Do(req, &v)
 			ae := wantAPIError(t, err, tt.status, tt.msg)
-			if resp == nil || resp.StatusCode != tt.status {
-				t.Errorf("Do returned response %v, want one with status %d", resp, tt.status)
+			if resp == nil {
+				t.Errorf("Do returned no response with its APIError, want one with status %d", tt.status)
+			} else if resp.StatusCode != tt.status {
+				t.Errorf("Do returned a response with status %d, want %d", resp.StatusCode, tt.status)
 			}
 			if ae.Method != tt.method || ae.Path != tt.path {
 				t.Errorf("APIError names %s %s, want %s %s", ae.Method, ae.Path, tt.method, tt.path)
 			}
-			if tt.status == http.StatusNotImplemented && errors.Is(err, embedkit.ErrServer) == false {
+			if tt.status == http.StatusNotImplemented && !errors.Is(err, embedkit.ErrServer) {
 				t.Errorf("a 501 does not match ErrServer")
 			}
 		})
