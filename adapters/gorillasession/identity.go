@@ -71,11 +71,15 @@ func (id *Identity) session(r *http.Request) (*sessions.Session, error) {
 	sess, err := id.store.Get(r, id.name)
 	if err != nil {
 		var scErr securecookie.Error
-		// securecookie checks the signature before it decodes anything, so
-		// the session it returns is new and empty. The registry hands back
-		// the same session and error for the rest of the request, with
-		// whatever this request has stored in it since.
-		if errors.As(err, &scErr) && scErr.IsDecode() && sess != nil {
+		// securecookie checks the length and the signature before it
+		// decodes anything, so the session it returns is new and empty.
+		// Every failure but a usage or internal one (a missing key, no
+		// randomness) is about the cookie itself; that includes a value
+		// over the length limit, which securecookie reports with an error
+		// that is neither. The registry hands back the same session and
+		// error for the rest of the request, with whatever this request has
+		// stored in it since.
+		if errors.As(err, &scErr) && !scErr.IsUsage() && !scErr.IsInternal() && sess != nil {
 			return sess, nil
 		}
 		// A server-side store whose record is gone (sessions.FilesystemStore
