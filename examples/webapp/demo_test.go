@@ -479,8 +479,13 @@ func TestDemoFlow(t *testing.T) {
 		!strings.Contains(body, `href="/embed/frame/dashboard/sales-overview"`) || resp.Header.Get("Retry-After") == "" {
 		t.Errorf("outage: %d, Retry-After %q; body %.400s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
 	}
-	if strings.Contains(body, `id="account-menu"`) || strings.Contains(body, `<base target="_top">`) {
-		t.Error("the in-frame outage page carries the account menu or leaves the frame")
+	for _, unwanted := range []string{`class="site-header"`, `id="sign-in"`, `class="site-footer"`, `<base target="_top">`, `href="/"`} {
+		if strings.Contains(body, unwanted) {
+			t.Errorf("the in-frame outage page has %s", unwanted)
+		}
+	}
+	if !strings.Contains(body, `href="/static/app.css"`) {
+		t.Error("the in-frame outage page has no stylesheet")
 	}
 	f.d.Emulator.ClearFaults()
 
@@ -494,6 +499,9 @@ func TestDemoFlow(t *testing.T) {
 	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(body, `<base target="_top">`) ||
 		!strings.Contains(body, `href="/login?return_to=%2Fdashboards%2Fsales-overview"`) {
 		t.Errorf("signed-out frame: %d; body %.600s", resp.StatusCode, body)
+	}
+	if strings.Contains(body, `class="site-header"`) {
+		t.Error("the in-frame sign-in page has the site header")
 	}
 
 	// Logout: GET is 405, a cross-site POST and a POST without the form

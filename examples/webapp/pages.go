@@ -14,15 +14,28 @@ import (
 	"github.com/embedkit/embedkit/web/templates"
 )
 
+// frameMode says how a page is shown.
+type frameMode int
+
+const (
+	// topLevel is a page of its own.
+	topLevel frameMode = iota
+	// inFrame is the content of an embed iframe: the site header and
+	// footer are left out (the page around the iframe has them).
+	inFrame
+	// inFrameBreakOut is inFrame with every link opening in the top
+	// window, for a next step (sign in, back to the list) that must
+	// leave the frame.
+	inFrameBreakOut
+)
+
 // render writes a page with status.
 func (a *App) render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
-	a.renderWith(w, r, status, c, false)
+	a.renderWith(w, r, status, c, topLevel)
 }
 
-// renderWith writes a page; breakOut makes its links open in the top
-// window, for a page shown inside an iframe whose next step (sign in,
-// back to the list) must leave the frame.
-func (a *App) renderWith(w http.ResponseWriter, r *http.Request, status int, c templ.Component, breakOut bool) {
+// renderWith writes a page shown as mode says.
+func (a *App) renderWith(w http.ResponseWriter, r *http.Request, status int, c templ.Component, mode frameMode) {
 	var buf bytes.Buffer
 	if err := c.Render(r.Context(), &buf); err != nil {
 		a.log.Error("webapp: rendering a page", "path", r.URL.Path, "err", err)
@@ -30,7 +43,14 @@ func (a *App) renderWith(w http.ResponseWriter, r *http.Request, status int, c t
 		return
 	}
 	body := buf.Bytes()
-	if breakOut {
+	if mode != topLevel {
+		body = cutElement(body, `<a class="skip-link"`, "</a>")
+		body = cutElement(body, `<header class="site-header"`, "</header>")
+		body = cutElement(body, `<footer class="site-footer"`, "</footer>")
+		// Leaving for the home page is the top window's business.
+		body = cutElement(body, `<a class="button button-ghost" href="/">`, "</a>")
+	}
+	if mode == inFrameBreakOut {
 		body = bytes.Replace(body, []byte("<head>"), []byte(`<head><base target="_top">`), 1)
 	}
 	h := w.Header()
@@ -42,6 +62,21 @@ func (a *App) renderWith(w http.ResponseWriter, r *http.Request, status int, c t
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(body)
 	}
+}
+
+// cutElement removes the first element of page that starts with open,
+// up to the first end after it. The layout has one site header and one
+// footer, with no element of the same name inside.
+func cutElement(page []byte, open, end string) []byte {
+	i := bytes.Index(page, []byte(open))
+	if i < 0 {
+		return page
+	}
+	j := bytes.Index(page[i:], []byte(end))
+	if j < 0 {
+		return page
+	}
+	return append(page[:i:i], page[i+j+len(end):]...)
 }
 
 // errorPage renders e as a full page for v (nil: signed out), with e's
@@ -138,7 +173,7 @@ func (a *App) frame(next http.Handler) http.Handler {
 				e := templates.ErrorFor(templates.KindLoginExpired)
 				e.RetryURL = loginURL(refererPath(r))
 				w.Header().Set("Referrer-Policy", "no-referrer")
-				a.renderWith(w, r, e.Status, templates.ErrorPage(templates.Page{Title: e.Title, AppName: AppName}, e), true)
+				a.renderWith(w, r, e.Status, templates.ErrorPage(templates.Page{Title: e.Title, AppName: AppName}, e), inFrameBreakOut)
 				return
 			}
 		}
@@ -181,7 +216,7 @@ func (a *App) kitError(w http.ResponseWriter, r *http.Request) {
 	}
 	e := templates.ErrorFor(kindFor(status))
 	e.Status = status
-	inFrame := strings.HasPrefix(r.URL.Path, middleware.DefaultFramePrefix)
+	framed := strings.HasPrefix(r.URL.Path, middleware.DefaultFramePrefix)
 	switch {
 	case errors.Is(err, middleware.ErrCrossSite):
 		e.Title = "Request refused"
@@ -189,15 +224,19 @@ func (a *App) kitError(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, middleware.ErrMethod):
 		e.Title = "Method not allowed"
 		e.Detail = "This address does not accept that kind of request."
-	case e.Kind == templates.KindOutage && inFrame:
+	case e.Kind == templates.KindOutage && framed:
 		if p, ok := SafeReturnPath(r.URL.RequestURI()); ok {
 			e.RetryURL = p
 		}
 	case e.Kind == templates.KindLoginExpired:
 		e.RetryURL = loginURL(refererPath(r))
 	}
-	if inFrame {
-		a.renderWith(w, r, status, templates.ErrorPage(templates.Page{Title: e.Title, AppName: AppName}, e), e.Kind != templates.KindOutage)
+	if framed {
+		mode := inFrameBreakOut
+		if e.Kind == templates.KindOutage {
+			mode = inFrame // "Try again" reloads the frame
+		}
+		a.renderWith(w, r, status, templates.ErrorPage(templates.Page{Title: e.Title, AppName: AppName}, e), mode)
 		return
 	}
 	v, _ := a.viewer(r)
