@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -301,7 +300,7 @@ func New(cfg Config) (*Kit, error) {
 		k.backoff = defaultBackoff
 	}
 	if k.log == nil {
-		k.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+		k.log = slog.New(slog.DiscardHandler)
 	}
 	if k.metrics == nil {
 		k.metrics = NopMetrics{}
