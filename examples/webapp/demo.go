@@ -58,6 +58,9 @@ type DemoOptions struct {
 type Demo struct {
 	// AppURL is the app's public URL, such as "http://127.0.0.1:8080".
 	AppURL string
+	// ListenAddr is the app's bound address; it differs from AppURL's
+	// host when a PublicURL was given.
+	ListenAddr string
 	// PlatformURL is the platform's base URL: the emulator's, or the
 	// real platform's.
 	PlatformURL string
@@ -122,6 +125,7 @@ func RunDemo(ctx context.Context, opts DemoOptions) (*Demo, error) {
 		return nil, fmt.Errorf("webapp: app listen address %q: %w", listen, err)
 	}
 	appSrv := d.server(nil, log)
+	d.ListenAddr = appLn.Addr().String()
 	d.AppURL = opts.PublicURL
 	if d.AppURL == "" {
 		d.AppURL = "http://" + appLn.Addr().String()

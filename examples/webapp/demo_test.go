@@ -141,6 +141,8 @@ type browser struct {
 	f   *flow
 	jar *cookiejar.Jar
 	c   *http.Client
+	// callback is the app's last answer to the sign-in callback.
+	callback *http.Response
 }
 
 func (f *flow) browser() *browser {
@@ -172,6 +174,9 @@ func (b *browser) do(req *http.Request) (*http.Response, string) {
 	idp, _ := url.Parse(b.f.d.IssuerURL)
 	b.f.mu.Lock()
 	defer b.f.mu.Unlock()
+	if req.URL.Host == app.Host && req.URL.Path == CallbackPath {
+		b.callback = resp
+	}
 	switch req.URL.Host {
 	case app.Host:
 		b.f.seen = append(b.f.seen, string(body))
@@ -369,11 +374,7 @@ func TestDemoFlow(t *testing.T) {
 			t.Errorf("dashboards page lacks %q", want)
 		}
 	}
-	for _, c := range ana.jar.Cookies(mustURL(t, app)) {
-		if c.Name == SessionName && c.Value == "" {
-			t.Error("empty session cookie")
-		}
-	}
+	checkSessionCookie(t, ana.callback, app)
 	if resp, _ := ana.get(app + "/"); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/dashboards" {
 		t.Errorf("GET / signed in: %d %q, want 303 /dashboards", resp.StatusCode, resp.Header.Get("Location"))
 	}
@@ -571,6 +572,36 @@ func TestDemoFlow(t *testing.T) {
 		t.Errorf("ben after ana's logout: %d", resp.StatusCode)
 	}
 
+	// Back-channel logout alone (chloe signs out at the provider) ends
+	// her host session and revokes her embed sessions.
+	chloePre := chloe.jar.Cookies(mustURL(t, app))
+	resp, _ = chloe.get(f.d.IssuerURL + "/logout")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("provider logout: %d", resp.StatusCode)
+	}
+	if !strings.Contains(f.logs.String(), `msg="webapp: back-channel logout"`) {
+		t.Error("no back-channel logout reached the app")
+	}
+	for _, s := range f.sessions() {
+		if s.ExternalID == "chloe" && s.State != "revoked" {
+			t.Errorf("chloe's session %s after back-channel logout", s.State)
+		}
+	}
+	replay = f.browser()
+	replay.jar.SetCookies(mustURL(t, app), chloePre)
+	if resp, _ := replay.get(app + "/creator"); resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "/login") {
+		t.Errorf("chloe's cookie after back-channel logout: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	if resp, _ := ben.post(app+BackChannelLogoutPath, url.Values{"logout_token": {"not-a-token"}}, nil); resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("back-channel logout with a bad token: %d, want 400", resp.StatusCode)
+	}
+
+	// Request bodies are bounded.
+	big := url.Values{"csrf_token": {benToken}, "scheme": {"dark"}, "pad": {strings.Repeat("x", maxRequestBody)}}
+	if resp, _ := ben.post(app+SettingsPath, big, jsonHdr); resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("oversized settings body: %d, want 400", resp.StatusCode)
+	}
+
 	// The JSON session endpoint answers JSON errors.
 	req, _ = http.NewRequest(http.MethodPost, app+"/embed/session", strings.NewReader(`{"target":"nope"}`))
 	req.Header.Set("Content-Type", "application/json")
@@ -620,6 +651,28 @@ func (f *flow) checkSecrets() {
 	}
 }
 
+// checkSessionCookie asserts the session cookie's attributes on the
+// sign-in callback's answer, which sets it (checklist 8).
+func checkSessionCookie(t *testing.T, callback *http.Response, app string) {
+	t.Helper()
+	if callback == nil {
+		t.Fatal("no sign-in callback seen")
+	}
+	var found bool
+	for _, c := range callback.Cookies() {
+		if c.Name != SessionName || c.MaxAge < 0 {
+			continue
+		}
+		found = true
+		if !c.HttpOnly || c.SameSite != http.SameSiteLaxMode || c.Secure != strings.HasPrefix(app, "https:") || c.MaxAge <= 0 || c.Path != "/" {
+			t.Errorf("session cookie: HttpOnly %v SameSite %v Secure %v MaxAge %d Path %q", c.HttpOnly, c.SameSite, c.Secure, c.MaxAge, c.Path)
+		}
+	}
+	if !found {
+		t.Error("the sign-in callback set no session cookie")
+	}
+}
+
 func mustURL(t *testing.T, s string) *url.URL {
 	t.Helper()
 	u, err := url.Parse(s)
@@ -639,6 +692,33 @@ func sessionKeys() string {
 
 func envOf(m map[string]string) func(string) string {
 	return func(k string) string { return m[k] }
+}
+
+func TestSecureCookiesOnHTTPS(t *testing.T) {
+	d, err := RunDemo(t.Context(), DemoOptions{Listen: "127.0.0.1:0", PublicURL: "https://127.0.0.1:8443", Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close(context.Background())
+	if !d.App.store.Options.Secure || !d.App.store.Options.HttpOnly || d.App.store.Options.SameSite != http.SameSiteLaxMode {
+		t.Errorf("session cookie options %+v", *d.App.store.Options)
+	}
+	// The listener is plain http behind the https URL, as behind a proxy.
+	req, _ := http.NewRequest(http.MethodGet, "http://"+d.ListenAddr+LoginPath, nil)
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	cs := resp.Cookies()
+	if len(cs) == 0 {
+		t.Fatal("GET /login set no cookie")
+	}
+	for _, c := range cs {
+		if !c.Secure || !c.HttpOnly {
+			t.Errorf("cookie %s: Secure %v HttpOnly %v", c.Name, c.Secure, c.HttpOnly)
+		}
+	}
 }
 
 func TestRotatedSessionKeys(t *testing.T) {
