@@ -1,0 +1,75 @@
+// Package webapp is "Ledgerly", the demo host application: an invoicing
+// product that signs its users in with OpenID Connect and embeds the
+// analytics platform's dashboards through the kit. It is a package, not a
+// main, so that tests run the whole demo in process.
+//
+// # The short path
+//
+//	d, err := webapp.RunDemo(ctx, webapp.DemoOptions{Listen: "127.0.0.1:0"})
+//	if err != nil { ... }
+//	defer d.Close(context.Background())
+//	// open d.AppURL; sign in as one of d.Users (development only)
+//
+// RunDemo starts, in this process and on loopback, the platform emulator
+// (with an admin API key generated at start), the development OpenID
+// provider (with a client secret generated at start) and the app. The
+// environment (ConfigFromEnv) replaces each embedded part with a real one.
+// To run the app alone against real services, build a Config and call New;
+// App is an http.Handler.
+//
+// # Routes
+//
+//	GET  /                        home; a signed-in user goes to /dashboards
+//	GET  /login, /auth/callback   OpenID Connect sign-in (Auth)
+//	POST /logout                  same-origin POST with the form token: revokes the
+//	                              login's embed sessions, ends the session, then the
+//	                              provider's end-session endpoint
+//	POST /backchannel-logout      OpenID Connect back-channel logout
+//	GET  /dashboards              the dashboards of Config.Dashboards
+//	GET  /dashboards/{publicId}   one dashboard, framed through the kit
+//	GET  /creator                 the creator-mode workspace (creator tenants only)
+//	POST /settings                locale, time zone and colour scheme
+//	     /embed/frame/, /embed/session, /embed/host.js   the kit
+//	GET  /static/                 stylesheet and script
+//	GET  /healthz                 liveness
+//
+// # Sessions
+//
+// The host session is a gorilla/sessions cookie (HttpOnly, SameSite=Lax,
+// Secure when Config.PublicURL is https) that holds the viewer mapped from
+// the ID token's claims, the display settings and the sign-in time. A
+// cookie that no longer decodes (rotated keys, tampering) means signed
+// out. Logout and back-channel logout record the session, or every
+// session of the subject, in a server-side list that expires with the
+// cookies, so a copy of a pre-logout cookie reaches nothing; a login ends
+// at the latest eight hours after sign-in, however often its cookie is
+// saved again.
+//
+// The form token of a session (csrf_token in every form) is an HMAC of its
+// random session key, so it is new at each login and needs no storage;
+// logout and settings also refuse cross-origin requests
+// (http.CrossOriginProtection).
+//
+// # Embedding
+//
+// The kit is configured with the platform client, the session as identity,
+// a memory store (Redis with REDIS_ADDR) of minted ids, and a policy that
+// allow-lists the platform groups and the region attribute, takes the
+// tenant from the viewer and allows creator mode for Config.CreatorTenants.
+// Each dashboard is a target with the dashboard chat turned off; the
+// creator-mode app is the target "app". Saved display settings replace the
+// profile's locale and time zone in the viewer, so they apply to every
+// session minted afterwards; the page applies them at once through the
+// host script.
+//
+// Failed frame loads render the app's error pages inside the iframe:
+// an outage (503) offers to load the frame again, other errors send their
+// next step to the top window.
+//
+// # Logs
+//
+// Records go to Config.Logger: one per request with method, path, status
+// and duration (never a query string, header, cookie or redirect target),
+// plus the kit's, the client's and Auth's, which never hold an API key,
+// token, code, session id or cookie.
+package webapp
