@@ -448,6 +448,11 @@ func TestDemoFlow(t *testing.T) {
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/dashboards/regional-performance" {
 		t.Errorf("settings form: %d %q, want 303 back", resp.StatusCode, resp.Header.Get("Location"))
 	}
+	req, _ := http.NewRequest(http.MethodPost, app+SettingsPath, strings.NewReader(`{"locale":"fr-FR","csrf_token":"`+benToken+`"}`))
+	req.Header.Set("Content-Type", "application/json")
+	if resp, body := ben.do(req); resp.StatusCode != http.StatusNoContent {
+		t.Errorf("settings with a JSON body: %d %s", resp.StatusCode, body)
+	}
 	benLoc = ben.frameRedirect("/embed/frame/dashboard/sales-overview")
 	if benLoc.Query().Get("locale") != "fr-FR" || benLoc.Query().Get("timezone") != "Asia/Tokyo" {
 		t.Errorf("after settings: locale %q timezone %q, want fr-FR Asia/Tokyo", benLoc.Query().Get("locale"), benLoc.Query().Get("timezone"))
@@ -493,7 +498,7 @@ func TestDemoFlow(t *testing.T) {
 	// Inside an iframe, a signed-out viewer gets a page that signs in
 	// in the top window.
 	stranger := f.browser()
-	req, _ := http.NewRequest(http.MethodGet, app+"/embed/frame/dashboard/sales-overview", nil)
+	req, _ = http.NewRequest(http.MethodGet, app+"/embed/frame/dashboard/sales-overview", nil)
 	req.Header.Set("Sec-Fetch-Dest", "iframe")
 	req.Header.Set("Referer", app+"/dashboards/sales-overview")
 	resp, body = stranger.do(req)
@@ -600,6 +605,27 @@ func TestDemoFlow(t *testing.T) {
 	big := url.Values{"csrf_token": {benToken}, "scheme": {"dark"}, "pad": {strings.Repeat("x", maxRequestBody)}}
 	if resp, _ := ben.post(app+SettingsPath, big, jsonHdr); resp.StatusCode != http.StatusBadRequest {
 		t.Errorf("oversized settings body: %d, want 400", resp.StatusCode)
+	}
+
+	// The host script's session endpoint mints for a registered target
+	// named by its frame path. (Its answer carries a session id by design,
+	// so it is read outside the recorded flow.)
+	req, _ = http.NewRequest(http.MethodPost, app+"/embed/session", strings.NewReader(`{"target":"dashboard/sales-overview"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	if resp, err := ben.c.Do(req); err != nil {
+		t.Fatal(err)
+	} else {
+		var out struct {
+			URL       string `json:"url"`
+			SessionID string `json:"sessionId"`
+		}
+		err := json.NewDecoder(resp.Body).Decode(&out)
+		resp.Body.Close()
+		f.secrets.add("embed session id", out.SessionID)
+		if err != nil || resp.StatusCode != http.StatusOK || !strings.HasPrefix(out.URL, f.d.PlatformURL+"/embed/dashboard/sales-overview?") {
+			t.Errorf("session endpoint: %d %v", resp.StatusCode, err)
+		}
 	}
 
 	// The JSON session endpoint answers JSON errors.
