@@ -4,8 +4,11 @@
 # figures the kit is held to, computed from the medians of the runs, each
 # with its goal and PASS or MISS (internal/benchratio):
 #
-#   Frame, FrameParallel   kit / minimal hand-written handler, <= 1.05;
-#                          connections to the platform <= concurrent callers
+#   Frame, FrameParallel   kit / minimal hand-written handler, <= 1.05, in
+#                          elapsed time and in process CPU time (the
+#                          latter hardly moves with other load on the
+#                          machine); connections to the platform <=
+#                          concurrent callers
 #   Logout                 50 revoked sessions / 1, <= 1.5 (default and
 #                          RevokeConcurrency 64)
 #   Store/memory           heap bytes per stored id, <= 256

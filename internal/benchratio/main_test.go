@@ -11,12 +11,12 @@ const sample = `goos: linux
 goarch: amd64
 pkg: github.com/embedkit/embedkit/middleware
 cpu: Intel(R) Xeon(R) Processor
-BenchmarkFrame/kit-2         	    3000	    210000 ns/op	   45891 B/op	     541 allocs/op
-BenchmarkFrame/kit-2         	    3000	    200000 ns/op	   45891 B/op	     541 allocs/op
-BenchmarkFrame/kit-2         	    3000	    900000 ns/op	   45891 B/op	     541 allocs/op
-BenchmarkFrame/baseline-2    	    6000	    200000 ns/op	   18300 B/op	     244 allocs/op
-BenchmarkFrameParallel/kit-2 	    2000	    300000 ns/op	        64.00 callers	        69.00 conns	         0.03450 conns/op	   40022 B/op	     542 allocs/op
-BenchmarkFrameParallel/baseline-2	    2000	    200000 ns/op	        64.00 callers	        64.00 conns	         0.03200 conns/op	   19230 B/op	     247 allocs/op
+BenchmarkFrame/kit-2         	    3000	    210000 ns/op	    300000 cpu-ns/op	   45891 B/op	     541 allocs/op
+BenchmarkFrame/kit-2         	    3000	    200000 ns/op	    310000 cpu-ns/op	   45891 B/op	     541 allocs/op
+BenchmarkFrame/kit-2         	    3000	    900000 ns/op	    320000 cpu-ns/op	   45891 B/op	     541 allocs/op
+BenchmarkFrame/baseline-2    	    6000	    200000 ns/op	    150000 cpu-ns/op	   18300 B/op	     244 allocs/op
+BenchmarkFrameParallel/kit-2 	    2000	    300000 ns/op	    200000 cpu-ns/op	        64.00 callers	        69.00 conns	         0.03450 conns/op	   40022 B/op	     542 allocs/op
+BenchmarkFrameParallel/baseline-2	    2000	    200000 ns/op	    195000 cpu-ns/op	        64.00 callers	        64.00 conns	         0.03200 conns/op	   19230 B/op	     247 allocs/op
 BenchmarkLogout/sessions=1-2     	      50	  20000000 ns/op
 BenchmarkLogout/sessions=50-2    	      10	 140000000 ns/op
 BenchmarkLogoutConcurrency64/sessions=1-2 	      50	  20000000 ns/op
@@ -108,7 +108,9 @@ func TestEvaluate(t *testing.T) {
 	}
 	want := map[string]string{
 		"Frame kit/baseline":                         "PASS", // 1.05: the goal is inclusive
+		"Frame kit/baseline, CPU":                    "MISS", // 2.07
 		"FrameParallel kit/baseline":                 "MISS", // 1.5
+		"FrameParallel kit/baseline, CPU":            "PASS", // 1.03
 		"FrameParallel kit connections":              "MISS", // 69 > 64 callers
 		"Logout 50/1 sessions":                       "MISS", // 7
 		"Logout 50/1 sessions, RevokeConcurrency 64": "PASS", // 1.25
