@@ -196,7 +196,7 @@ func (a *App) sessionStore(ctx context.Context) (middleware.SessionStore, error)
 			return nil, fmt.Errorf("webapp: %s: Redis does not answer: %w", EnvRedisAddr, err)
 		}
 		a.redis = rc
-		return redisstore.New(rc, redisstore.WithClock(a.now)), nil
+		return redisstore.New(rc, redisstore.WithPrefix("ledgerly:"), redisstore.WithClock(a.now)), nil
 	default:
 		return memstore.New(memstore.WithClock(a.now)), nil
 	}
