@@ -1,0 +1,339 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+)
+
+// TestDemoInBrowser drives the demo in one headless Chromium: one demo and
+// one browser process for every scenario, a new browser context (cookie
+// jar) per scenario, users in sequence.
+func TestDemoInBrowser(t *testing.T) {
+	s := newStack(t)
+
+	t.Run("sign in", func(t *testing.T) {
+		for _, u := range []demoUser{ana, ben, chloe} {
+			t.Run(u.username, func(t *testing.T) { testSignIn(t, s, u) })
+		}
+	})
+	t.Run("reload and second tab", func(t *testing.T) { testReloadAndSecondTab(t, s, ben) })
+	t.Run("locale follows settings", func(t *testing.T) { testLocaleFollowsSettings(t, s, ana) })
+	t.Run("logout revokes", func(t *testing.T) { testLogoutRevokes(t, s, chloe) })
+	t.Run("refused in a foreign frame", func(t *testing.T) { testForeignFrame(t, s, ben) })
+}
+
+// testSignIn signs u in through the identity provider's form and checks
+// the dashboard shows u's name, only u's region, u's number format and
+// time zone, and that the host page heard the embed's ready event.
+func testSignIn(t *testing.T, s *stack, u demoUser) {
+	tab := s.session(t)
+	s.signIn(t, tab, u)
+	e := s.openDashboard(t, tab)
+
+	if e.Viewer != u.name {
+		t.Errorf("embed viewer name %q, want %q", e.Viewer, u.name)
+	}
+	for _, r := range e.Rows {
+		if r.Region != u.region {
+			t.Errorf("embed shows a %s row (%s) to %s, who may see %s only", r.Region, r.Month, u.username, u.region)
+		}
+		if !u.money.MatchString(r.Revenue) {
+			t.Errorf("revenue %q of %s %s is not in %s format", r.Revenue, r.Region, r.Month, u.locale)
+		}
+	}
+	if e.Locale != u.locale || e.DataLocale != u.locale {
+		t.Errorf("embed locale #locale=%q data-locale=%q, want %s", e.Locale, e.DataLocale, u.locale)
+	}
+	if e.Zone != u.zone || e.DataZone != u.zone {
+		t.Errorf("embed time zone #timezone=%q data-timezone=%q, want %s", e.Zone, e.DataZone, u.zone)
+	}
+	if embedHearsHost(t, s, tab) {
+		waitHost(t, tab, "the host status line to show the embed live", func(h hostState) bool {
+			return h.Embed == "live"
+		})
+	}
+
+	s.screenshot(t, tab, "1-dashboard-"+u.username)
+	if u.username == ana.username && os.Getenv("EMBEDKIT_UPDATE_SCREENSHOT") == "1" {
+		writeFile(t, filepath.Join("..", "..", "..", "docs", "demo-dashboard.png"), viewportPNG(t, tab))
+	}
+	s.signOut(t, tab)
+}
+
+// testReloadAndSecondTab reloads the embed iframe (its src is the kit's
+// frame endpoint, which mints a new single-use session) and opens the
+// same dashboard in a second tab; both work.
+func testReloadAndSecondTab(t *testing.T, s *stack, u demoUser) {
+	first := s.session(t)
+	s.signIn(t, first, u)
+	s.openDashboard(t, first)
+	dashboard := location(t, first)
+
+	markEmbed(t, first)
+	before := sessionIDs(s.sessions(t))
+	do(t, first, "reload the embed iframe",
+		chromedp.Evaluate[chromedp.Void](`(() => {
+			const f = document.getElementById("embed-frame");
+			f.src = f.getAttribute("src");
+		})()`))
+	e := waitEmbed(t, first, "the reloaded embed ready", func(e embedState) bool {
+		return !e.Marker && ready(e)
+	})
+	if e.Viewer != u.name {
+		t.Errorf("reloaded embed shows %q, want %q", e.Viewer, u.name)
+	}
+	if minted := mintedSince(before, s.sessions(t)); len(minted) != 1 {
+		t.Errorf("reloading the iframe minted %d sessions, want 1", len(minted))
+	}
+
+	second := s.tab(t, first)
+	do(t, second, "open the dashboard in a second tab", chromedp.Navigate(dashboard))
+	e2 := waitEmbed(t, second, "the second tab's embed ready", ready)
+	if e2.Viewer != u.name {
+		t.Errorf("second tab's embed shows %q, want %q", e2.Viewer, u.name)
+	}
+	if e := readEmbedNow(t, first); !ready(e) {
+		t.Errorf("first tab's embed is %q after the second tab opened, want ready", e.State)
+	}
+	s.signOut(t, first)
+}
+
+// testLocaleFollowsSettings changes the language in the settings panel:
+// the embed follows at once, without reloading, the choice is saved, and
+// a new page load uses it.
+func testLocaleFollowsSettings(t *testing.T, s *stack, u demoUser) {
+	const next = "en-US"
+	if u.locale == next {
+		t.Fatalf("pick a user whose locale is not %s", next)
+	}
+	tab := s.session(t)
+	s.signIn(t, tab, u)
+	s.openDashboard(t, tab)
+	if h := waitHost(t, tab, "the settings panel", func(h hostState) bool { return h.Locale != "" }); h.Locale != u.locale {
+		t.Errorf("settings panel shows locale %q, want the profile's %s", h.Locale, u.locale)
+	}
+
+	if !embedHearsHost(t, s, tab) {
+		s.signOut(t, tab)
+		return
+	}
+	markEmbed(t, tab)
+	do(t, tab, "choose "+next+" in the settings panel",
+		chromedp.SetValue(chromedp.CSS("select#locale-select"), next),
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("locale-select").dispatchEvent(new Event("change", {bubbles: true}))`))
+	e := waitEmbed(t, tab, "the embed in "+next, func(e embedState) bool {
+		return e.Locale == next && e.DataLocale == next
+	})
+	if !e.Marker {
+		t.Error("the embed reloaded to change locale; want it to follow in place")
+	}
+	if !ready(e) {
+		t.Errorf("embed is %q after the locale change, want ready", e.State)
+	}
+	for _, r := range e.Rows {
+		if !ben.money.MatchString(r.Revenue) {
+			t.Errorf("revenue %q of %s %s is not in %s format after the change", r.Revenue, r.Region, r.Month, next)
+		}
+	}
+	if e.Zone != u.zone {
+		t.Errorf("time zone became %q after a locale change, want %s", e.Zone, u.zone)
+	}
+	waitHost(t, tab, "the settings saved", func(h hostState) bool { return h.Saved == "saved" })
+
+	do(t, tab, "reload the dashboard page", chromedp.Reload())
+	e = waitEmbed(t, tab, "the embed in the saved locale after a reload", func(e embedState) bool {
+		return ready(e) && !e.Marker
+	})
+	if e.Locale != next {
+		t.Errorf("after a page reload the embed locale is %q, want the saved %s", e.Locale, next)
+	}
+	s.signOut(t, tab)
+}
+
+// testLogoutRevokes opens the dashboard in two tabs, logs out in one, and
+// checks the platform holds every session of the user revoked and the
+// other tab's embed shows the session ended within its poll interval.
+func testLogoutRevokes(t *testing.T, s *stack, u demoUser) {
+	before := sessionIDs(s.sessions(t))
+	first := s.session(t)
+	s.signIn(t, first, u)
+	s.openDashboard(t, first)
+	other := s.tab(t, first)
+	do(t, other, "open the dashboard in another tab", chromedp.Navigate(location(t, first)))
+	waitEmbed(t, other, "the other tab's embed ready", ready)
+
+	minted := mintedSince(before, s.sessions(t))
+	if len(minted) < 2 {
+		t.Fatalf("two dashboard loads minted %d sessions, want at least 2", len(minted))
+	}
+	externalID := minted[0].ExternalID
+	for _, se := range minted {
+		if se.ExternalID != externalID {
+			t.Fatalf("sessions minted for one user carry different external ids %q and %q", externalID, se.ExternalID)
+		}
+	}
+	if externalID == "" {
+		t.Fatal("minted sessions carry no external id")
+	}
+
+	s.signOut(t, first)
+	loggedOut := time.Now()
+	var mine, open []emulatorSession
+	for _, se := range s.sessions(t) {
+		if se.ExternalID != externalID {
+			continue
+		}
+		mine = append(mine, se)
+		if se.State != "revoked" {
+			open = append(open, se)
+		}
+	}
+	if len(mine) < len(minted) {
+		t.Errorf("the platform lists %d sessions of %s, want at least %d", len(mine), u.username, len(minted))
+	}
+	for _, se := range open {
+		t.Errorf("after logout a session of %s created %s is %q, want revoked", u.username, se.CreatedAt.Format(time.RFC3339), se.State)
+	}
+
+	e := waitEmbed(t, other, "the other tab's embed to show the session ended", func(e embedState) bool {
+		return e.State == "ended"
+	})
+	took := time.Since(loggedOut)
+	t.Logf("the other tab showed the session ended %s after logout", took.Round(10*time.Millisecond))
+	// One poll interval, plus the request and a margin for a loaded
+	// machine.
+	if limit := embedPoll + 1500*time.Millisecond; took > limit {
+		t.Errorf("the other tab took %s to show the session ended, want within %s", took, limit)
+	}
+	if len(e.Rows) != 0 {
+		t.Errorf("the ended embed still shows %d rows", len(e.Rows))
+	}
+	if embedHearsHost(t, s, other) {
+		waitHost(t, other, "the other tab's status line to show the session ended", func(h hostState) bool {
+			return h.Embed == "ended"
+		})
+	}
+	s.screenshot(t, other, "4-session-ended-other-tab")
+	s.screenshot(t, first, "4-signed-out")
+}
+
+// testForeignFrame loads a page from another origin that frames the app's
+// dashboard list, while signed in, so the app would render its page.
+// The app's frame-ancestors policy must stop it: Chromium then commits
+// an error page in the frame, whose frame-tree entry names the app's URL
+// as unreachable, and the frame holds no app content. A frame of the
+// platform's page (frame-ancestors *) on the same foreign page shows that
+// frames there do render when allowed.
+func testForeignFrame(t *testing.T, s *stack, u demoUser) {
+	tab := s.session(t)
+	s.signIn(t, tab, u)
+
+	target := s.app + "/dashboards"
+	control := s.emulator + "/embed/dashboard/no-such-dashboard"
+	foreign := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, foreignPage, target, control)
+	}))
+	defer foreign.Close()
+	if origin(foreign.URL) == s.app {
+		t.Fatal("the foreign page must be on another origin than the app")
+	}
+
+	do(t, tab, "load a foreign page framing the app", chromedp.Navigate(foreign.URL))
+	ctx, cancel := context.WithTimeout(tab, stepTimeout)
+	defer cancel()
+	tree, err := chromedp.Call(ctx, page.GetFrameTree, cdp.Empty{})
+	if err != nil {
+		t.Fatalf("frame tree: %v", err)
+	}
+	frames := map[string]*cdp.Frame{}
+	for _, c := range tree.FrameTree.ChildFrames {
+		frames[c.Frame.Name] = c.Frame
+	}
+	host, ctl := frames["host-app"], frames["platform"]
+	if host == nil || ctl == nil {
+		t.Fatalf("foreign page has frames %v, want host-app and platform", slices.Sorted(maps.Keys(frames)))
+	}
+	if ctl.UnreachableURL != "" || origin(ctl.URL) != s.emulator {
+		t.Fatalf("control frame did not render the platform page (origin %q, unreachable %t): the check below would prove nothing", origin(ctl.URL), ctl.UnreachableURL != "")
+	}
+	if origin(host.URL) == s.app {
+		t.Errorf("the app rendered inside a foreign frame (frame at %s%s)", origin(host.URL), pathOf(host.URL))
+	}
+	if host.UnreachableURL != target {
+		t.Errorf("the app's frame was not blocked: unreachable URL %q, want %q", host.UnreachableURL, target)
+	}
+
+	nodes, err := chromedp.Run(ctx, chromedp.Nodes(chromedp.CSS("iframe#host-app")))
+	if err != nil {
+		t.Fatalf("find the app's frame: %v", err)
+	}
+	if nodes[0].ContentDocument != nil {
+		menus, err := chromedp.Run(ctx, chromedp.Nodes(chromedp.CSSAll("#account-menu, #dashboards"), chromedp.FromNode(nodes[0]), chromedp.AtLeast(0)))
+		if err != nil {
+			t.Fatalf("look into the app's frame: %v", err)
+		}
+		if len(menus) != 0 {
+			t.Errorf("the app's page rendered in the foreign frame (%d app elements found)", len(menus))
+		}
+	}
+	do(t, tab, "go back to the app", chromedp.Navigate(s.app+"/dashboards"))
+	s.signOut(t, tab)
+}
+
+// foreignPage frames the app (first %s) and, as a control, a page of the
+// platform (second %s), which allows any ancestor.
+const foreignPage = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Another site</title></head>
+<body>
+<h1>Another site</h1>
+<iframe id="host-app" name="host-app" src="%s" width="600" height="400"></iframe>
+<iframe id="platform" name="platform" src="%s" width="600" height="400"></iframe>
+</body></html>`
+
+// markEmbed sets window.__marker in the embed iframe of tab; a reload of
+// the iframe clears it.
+func markEmbed(t *testing.T, tab context.Context) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(tab, stepTimeout)
+	defer cancel()
+	if _, err := inEmbed[bool](ctx, `(window.__marker = 1) === 1`); err != nil {
+		t.Fatalf("mark the embed: %v", err)
+	}
+}
+
+// readEmbedNow reads the embed iframe of tab once, failing t on error.
+func readEmbedNow(t *testing.T, tab context.Context) embedState {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(tab, stepTimeout)
+	defer cancel()
+	e, err := readEmbed(ctx)
+	if err != nil {
+		t.Fatalf("read the embed: %v", err)
+	}
+	return e
+}
+
+// writeFile writes b to dst, making its folder, replacing dst.
+func writeFile(t *testing.T, dst string, b []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Log("updated", dst)
+}
