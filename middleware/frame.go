@@ -221,8 +221,16 @@ func (k *Kit) FrameHandler() http.Handler {
 			k.failViewer(w, r, err)
 			return
 		}
-		http.Redirect(w, r, f.URL, http.StatusSeeOther)
+		redirect(w, f.URL)
 	})
+}
+
+// redirect answers 303 See Other to u with no body. http.Redirect would
+// write a small HTML page repeating u, and with it the single-use session
+// id; the Location header is the only place the id goes.
+func redirect(w http.ResponseWriter, u string) {
+	w.Header().Set("Location", u)
+	w.WriteHeader(http.StatusSeeOther)
 }
 
 // failViewer answers a frame failure, sending a viewer who is not logged

@@ -47,6 +47,9 @@ func TestFrameHandlerRedirects(t *testing.T) {
 			if cc, rp := w.Header().Get("Cache-Control"), w.Header().Get("Referrer-Policy"); cc != "no-store" || rp != "no-referrer" {
 				t.Errorf("Cache-Control %q, Referrer-Policy %q", cc, rp)
 			}
+			if w.Body.Len() != 0 {
+				t.Errorf("redirect has a body of %d bytes; the session id may only travel in Location", w.Body.Len())
+			}
 			loc, err := url.Parse(w.Header().Get("Location"))
 			if err != nil {
 				t.Fatal(err)

@@ -14,28 +14,8 @@ import (
 	"github.com/embedkit/embedkit/web/templates"
 )
 
-// frameMode says how a page is shown.
-type frameMode int
-
-const (
-	// topLevel is a page of its own.
-	topLevel frameMode = iota
-	// inFrame is the content of an embed iframe: the site header and
-	// footer are left out (the page around the iframe has them).
-	inFrame
-	// inFrameBreakOut is inFrame with every link opening in the top
-	// window, for a next step (sign in, back to the list) that must
-	// leave the frame.
-	inFrameBreakOut
-)
-
 // render writes a page with status.
 func (a *App) render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
-	a.renderWith(w, r, status, c, topLevel)
-}
-
-// renderWith writes a page shown as mode says.
-func (a *App) renderWith(w http.ResponseWriter, r *http.Request, status int, c templ.Component, mode frameMode) {
 	var buf bytes.Buffer
 	if err := c.Render(r.Context(), &buf); err != nil {
 		a.log.Error("webapp: rendering a page", "path", r.URL.Path, "err", err)
@@ -43,16 +23,6 @@ func (a *App) renderWith(w http.ResponseWriter, r *http.Request, status int, c t
 		return
 	}
 	body := buf.Bytes()
-	if mode != topLevel {
-		body = cutElement(body, `<a class="skip-link"`, "</a>")
-		body = cutElement(body, `<header class="site-header"`, "</header>")
-		body = cutElement(body, `<footer class="site-footer"`, "</footer>")
-		// Leaving for the home page is the top window's business.
-		body = cutElement(body, `<a class="button button-ghost" href="/">`, "</a>")
-	}
-	if mode == inFrameBreakOut {
-		body = bytes.Replace(body, []byte("<head>"), []byte(`<head><base target="_top">`), 1)
-	}
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	if h.Get("Cache-Control") == "" {
@@ -62,21 +32,6 @@ func (a *App) renderWith(w http.ResponseWriter, r *http.Request, status int, c t
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(body)
 	}
-}
-
-// cutElement removes the first element of page that starts with open,
-// up to the first end after it. The layout has one site header and one
-// footer, with no element of the same name inside.
-func cutElement(page []byte, open, end string) []byte {
-	i := bytes.Index(page, []byte(open))
-	if i < 0 {
-		return page
-	}
-	j := bytes.Index(page[i:], []byte(end))
-	if j < 0 {
-		return page
-	}
-	return append(page[:i:i], page[i+j+len(end):]...)
 }
 
 // errorPage renders e as a full page for v (nil: signed out), with e's
@@ -173,14 +128,10 @@ func (a *App) frame(next http.Handler) http.Handler {
 				e := templates.ErrorFor(templates.KindLoginExpired)
 				e.RetryURL = loginURL(refererPath(r))
 				w.Header().Set("Referrer-Policy", "no-referrer")
-				a.renderWith(w, r, e.Status, templates.ErrorPage(templates.Page{Title: e.Title, AppName: AppName}, e), inFrameBreakOut)
+				a.render(w, r, e.Status, templates.FrameErrorPage(e, true))
 				return
 			}
 		}
-		// A key present with no value stops http.Redirect from writing
-		// its HTML body, which would repeat the platform URL and with it
-		// the single-use id; the Location header carries it alone.
-		w.Header()["Content-Type"] = nil
 		next.ServeHTTP(w, r)
 	})
 }
@@ -232,11 +183,9 @@ func (a *App) kitError(w http.ResponseWriter, r *http.Request) {
 		e.RetryURL = loginURL(refererPath(r))
 	}
 	if framed {
-		mode := inFrameBreakOut
-		if e.Kind == templates.KindOutage {
-			mode = inFrame // "Try again" reloads the frame
-		}
-		a.renderWith(w, r, status, templates.ErrorPage(templates.Page{Title: e.Title, AppName: AppName}, e), mode)
+		// An outage's "Try again" reloads the frame; every other next step
+		// leaves it.
+		a.render(w, r, status, templates.FrameErrorPage(e, e.Kind != templates.KindOutage))
 		return
 	}
 	v, _ := a.viewer(r)
