@@ -402,6 +402,15 @@ func TestRevokeSubject(t *testing.T) {
 	now = now.Add(time.Minute)
 	fresh := newBrowser(t)
 	login(t, fresh, id, &middleware.Viewer{Subject: "u1"})
+	// A login within the same second as a revoke, after it, is a new
+	// session: the issue time is kept to the millisecond.
+	now = now.Add(time.Minute)
+	if err := rev.RevokeSubject(t.Context(), "u3"); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(300 * time.Millisecond)
+	sameSecond := newBrowser(t)
+	login(t, sameSecond, id, &middleware.Viewer{Subject: "u3"})
 
 	tests := []struct {
 		name   string
@@ -412,6 +421,7 @@ func TestRevokeSubject(t *testing.T) {
 		{"phone session ended", phone, false},
 		{"other subject untouched", other, true},
 		{"login after the revoke works", fresh, true},
+		{"login in the same second after the revoke works", sameSecond, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

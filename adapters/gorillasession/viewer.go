@@ -14,7 +14,7 @@ import (
 type storedViewer struct {
 	Subject     string                `json:"s"`
 	SessionKey  string                `json:"k"`
-	Issued      int64                 `json:"i"` // unix seconds of Save
+	Issued      int64                 `json:"i"` // unix milliseconds of Save
 	Email       string                `json:"e,omitempty"`
 	DisplayName string                `json:"n,omitempty"`
 	Picture     string                `json:"p,omitempty"`
@@ -39,7 +39,7 @@ type storedAttr struct {
 // the Viewer allows.
 func toStored(v *middleware.Viewer, key string, issued time.Time) (storedViewer, error) {
 	s := storedViewer{
-		Subject: v.Subject, SessionKey: key, Issued: issued.Unix(),
+		Subject: v.Subject, SessionKey: key, Issued: issued.UnixMilli(),
 		Email: v.Email, DisplayName: v.DisplayName, Picture: v.Picture,
 		Tenant: v.Tenant, CreatorMode: v.CreatorMode, Locale: v.Locale, TimeZone: v.TimeZone,
 	}
