@@ -17,7 +17,7 @@
 #
 # The Redis store benchmark runs against a private redis-server on
 # loopback (or EMBEDKIT_REDIS_ADDR when set) and is skipped without one.
-# The whole run takes about four minutes on two cores.
+# The whole run takes four to five minutes on two cores.
 #
 # Environment:
 #   COUNT      runs of each benchmark (default 6, enough for benchstat)
