@@ -133,14 +133,13 @@ type Report struct {
 	// Minted counts sessions on the platform; Revoked those revoked;
 	// Lost those minted and not revoked after the logout.
 	Minted, Revoked, Lost int
-	// QueuedAtLogout is how many revokes were still queued after the
-	// logout and one retry pass (revokes that outlasted a logout's
-	// deadline); Queued is how many were left once the retries ended,
+	// QueuedAtLogout is how many revokes were queued when the logout
+	// ended (revokes that outlasted a logout's deadline); Queued is how many were left once the retries ended,
 	// DrainElapsed after how long.
 	QueuedAtLogout, Queued int
 	DrainElapsed           time.Duration
 	// HeapBefore is the live heap before the load, after a warm-up round
-	// in which every viewer loaded one frame and logged out; HeapAfter is
+	// in which every viewer loaded a few frames and logged out; HeapAfter is
 	// the live heap after the logout. Both are weighed with the emulator's
 	// sessions dropped (they are the platform's memory, not the host's)
 	// and every connection closed (their buffers say nothing about what
@@ -196,7 +195,7 @@ func (r Report) String() string {
 	fmt.Fprintf(&b, "viewer round trip  p50 %s  p99 %s\n", r.ClientP50.Round(time.Microsecond), r.ClientP99.Round(time.Microsecond))
 	fmt.Fprintf(&b, "platform conns     %d opened during the load, %d during the logout (client keeps %d idle per host)\n", r.LoadConns, r.LogoutConns, o.PlatformIdleConns)
 	fmt.Fprintf(&b, "mass logout        %d viewers, %d errors in %s\n", r.Logouts, r.LogoutErrors, r.LogoutElapsed.Round(time.Millisecond))
-	fmt.Fprintf(&b, "revoke queue       %d queued after the logout, %d left after %s of retries\n", max(r.QueuedAtLogout, 0), r.Queued, r.DrainElapsed.Round(time.Millisecond))
+	fmt.Fprintf(&b, "revoke queue       %d queued after the logout, %d left after %s of retries\n", r.QueuedAtLogout, r.Queued, r.DrainElapsed.Round(time.Millisecond))
 	fmt.Fprintf(&b, "sessions           %d minted, %d revoked, %d lost\n", r.Minted, r.Revoked, r.Lost)
 	fmt.Fprintf(&b, "heap               %s before the load (after a warm-up), %s after the logout (limit %.0fx + %s)\n", mib(r.HeapBefore), mib(r.HeapAfter), HeapFactor, mib(HeapSlack))
 	if err := r.Check(); err != nil {
@@ -249,8 +248,15 @@ type run struct {
 	conns    atomic.Int64 // connections the platform accepted
 }
 
+// warmUpLoads is how many frames each viewer loads in the warm-up round:
+// as many as a logout revokes at once, so that the warm-up's logout runs
+// as many goroutines as the real one. The runtime keeps the descriptors of
+// its peak goroutine count for good, so a lower warm-up peak would show up
+// as growth that says nothing about the kit.
+const warmUpLoads = middleware.DefaultRevokeConcurrency
+
 // round runs one round: every viewer loads frames until d has passed (or
-// once, for a warm-up), then every viewer logs out.
+// warmUpLoads times, for a warm-up), then every viewer logs out.
 func (r *run) round(ctx context.Context, c *http.Client, hostURL, platformURL string, d time.Duration, warmUp bool) error {
 	loadCtx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
@@ -305,7 +311,6 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	o = o.withDefaults()
 	r := &run{o: o}
 	r.report.Options = o
-	r.report.QueuedAtLogout = -1
 
 	em, err := emulator.New(nil)
 	if err != nil {
@@ -384,9 +389,9 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	}
 	defer viewers.CloseIdleConnections()
 
-	// Warm-up: every viewer loads one frame and logs out, so that
-	// connection pools, maps and buffers have their working size before
-	// the heap is weighed.
+	// Warm-up: every viewer loads a few frames and logs out, so that
+	// connection pools, maps, buffers and the runtime's goroutine
+	// descriptors have their working size before the heap is weighed.
 	if err := r.round(ctx, viewers, host.URL, platform.URL, o.Duration, true); err != nil {
 		return r.report, err
 	}
@@ -408,12 +413,12 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	// Revokes that outlasted a logout's deadline were queued: retry them
 	// as Run would, until the queue is empty or DrainTimeout has passed.
 	drainCtx, cancelDrain := context.WithTimeout(context.WithoutCancel(ctx), DrainTimeout)
+	if n, err := store.Pending(drainCtx); err == nil {
+		r.report.QueuedAtLogout = n
+	}
 	start := time.Now()
 	for {
 		queued, err := kit.FlushRevokes(drainCtx)
-		if r.report.QueuedAtLogout < 0 {
-			r.report.QueuedAtLogout = queued
-		}
 		r.report.Queued = queued
 		if err != nil {
 			r.fail("flushing revokes: %v", err)
@@ -475,11 +480,12 @@ func (r *run) timed(next http.Handler) http.Handler {
 	})
 }
 
-// viewer loads the frame as viewer v until ctx is done, or once.
-func (r *run) viewer(ctx context.Context, c *http.Client, hostURL, platformURL string, v int, once bool) {
+// viewer loads the frame as viewer v until ctx is done, or warmUpLoads
+// times for a warm-up.
+func (r *run) viewer(ctx context.Context, c *http.Client, hostURL, platformURL string, v int, warmUp bool) {
 	id := strconv.Itoa(v)
 	want := platformURL + "/embed/dashboard/sales-overview?"
-	for first := true; ctx.Err() == nil && (first || !once); first = false {
+	for n := 0; ctx.Err() == nil && (!warmUp || n < warmUpLoads); n++ {
 		// A load in flight when the run ends finishes: the viewer is not
 		// cut off mid-request, so every mint is tracked.
 		req, err := http.NewRequestWithContext(context.WithoutCancel(ctx), http.MethodGet, hostURL+framePath, nil)
