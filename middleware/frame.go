@@ -126,7 +126,7 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, name string, t Target
 	}
 	p := requestPrefs(r, t, v, browserLocale, browserTimeZone)
 	f := &frame{
-		URL:       k.iframeURL(t, sess.SessionID, k.locale(p), k.timeZone(p)),
+		URL:       k.iframeURL(t, sess.SessionID, k.locale(p), k.timeZone(p), k.parentOrigin(r)),
 		SessionID: sess.SessionID,
 		ExpiresAt: expires,
 	}

@@ -2,6 +2,7 @@ package middleware
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net/http"
@@ -287,6 +288,8 @@ func TestNewErrors(t *testing.T) {
 		{"no deployment", func(c *Config) { c.Policy.DeploymentID = 0 }, "Config.Policy.DeploymentID is required"},
 		{"no platform URL", func(c *Config) { c.PlatformURL = "" }, "Config.PlatformURL is required"},
 		{"http platform URL", func(c *Config) { c.PlatformURL = "http://acme.example.com" }, "must use https"},
+		{"host origin with a path", func(c *Config) { c.HostOrigin = "https://app.example.com/app" }, "Config.HostOrigin must be an origin"},
+		{"host origin without scheme", func(c *Config) { c.HostOrigin = "app.example.com" }, "Config.HostOrigin must be an origin"},
 		{"platform URL with query", func(c *Config) { c.PlatformURL = "https://acme.example.com/?k=v" }, "without credentials, query or fragment"},
 		{"bad target name", func(c *Config) { c.Targets = map[string]Target{"Sales!": {Kind: KindChat}} }, `Config.Targets["Sales!"]`},
 		{"bad public id", func(c *Config) { c.Targets = map[string]Target{"s": {Kind: KindDashboard, PublicID: "../x"}} }, `Config.Targets["s"].PublicID must match`},
@@ -397,5 +400,43 @@ func TestMintLogsAndMetrics(t *testing.T) {
 	}
 	if metrics.mints.Load() != 1 {
 		t.Errorf("Metrics.Mint called %d times", metrics.mints.Load())
+	}
+}
+
+// TestFrameParentOrigin: the iframe URL names the host page's origin, the
+// only origin the embedded page talks to over postMessage.
+func TestFrameParentOrigin(t *testing.T) {
+	tests := []struct {
+		name       string
+		hostOrigin string
+		host       string
+		tls        bool
+		want       string
+	}{
+		{"derived from the request", "", "app.example.com", false, "http://app.example.com"},
+		{"derived over TLS, with a port", "", "App.Example.com:8443", true, "https://app.example.com:8443"},
+		{"configured wins over the request", "https://portal.example.com/", "internal:8080", false, "https://portal.example.com"},
+		{"a malformed Host is left out", "", "evil.example/x", false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tk := newTestKit(t, func(c *Config) { c.HostOrigin = tt.hostOrigin })
+			r := request(http.MethodGet, "/embed/frame/sales", "ana")
+			r.Host = tt.host
+			if tt.tls {
+				r.TLS = &tls.ConnectionState{}
+			}
+			w := serve(tk.FrameHandler(), r)
+			if w.Code != http.StatusSeeOther {
+				t.Fatalf("status %d, body %q", w.Code, w.Body)
+			}
+			loc, err := url.Parse(w.Header().Get("Location"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := loc.Query().Get("parentOrigin"); got != tt.want {
+				t.Errorf("parentOrigin = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

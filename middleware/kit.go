@@ -74,6 +74,14 @@ type Config struct {
 	// loopback host (localhost, 127.0.0.1, ::1) where http is accepted for
 	// development and tests.
 	PlatformURL string
+	// HostOrigin is the origin (scheme://host[:port]) of the host pages
+	// that hold the iframes. The kit passes it to the platform as the
+	// iframe URL's parentOrigin parameter: the only origin the embedded
+	// page exchanges messages with, since the frame endpoint sends no
+	// referrer. Empty derives it from each request (https when the request
+	// came over TLS, and its Host); set it when a proxy in front of the
+	// host terminates TLS or rewrites Host.
+	HostOrigin string
 
 	// Targets are the embeds the host offers, by name. Names are what the
 	// browser may choose (in a frame path or the JSON endpoint); everything
@@ -155,6 +163,7 @@ type Kit struct {
 
 	platformURL    *url.URL
 	platformOrigin string
+	hostOrigin     string
 	targets        map[string]Target
 	byPath         map[string]string // canonical frame ref -> target name
 	anyDashboard   bool
@@ -273,6 +282,13 @@ func New(cfg Config) (*Kit, error) {
 		return nil, fmt.Errorf("middleware: Config.DefaultTimeZone %q is not an IANA time zone name", cfg.DefaultTimeZone)
 	}
 
+	if cfg.HostOrigin != "" {
+		o, err := parseHostOrigin(cfg.HostOrigin)
+		if err != nil {
+			return nil, err
+		}
+		k.hostOrigin = o
+	}
 	if err := k.setTargets(cfg.Targets); err != nil {
 		return nil, err
 	}
@@ -310,6 +326,35 @@ func New(cfg Config) (*Kit, error) {
 	}
 	k.hostJS, k.hostJSTag = renderHostScript(k.platformOrigin, k.sessionPath)
 	return k, nil
+}
+
+// parseHostOrigin checks Config.HostOrigin and returns it in canonical
+// form (lower-case scheme and host, no trailing slash).
+func parseHostOrigin(s string) (string, error) {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil ||
+		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+		return "", errors.New("middleware: Config.HostOrigin must be an origin such as https://app.example.com (scheme and host, no path)")
+	}
+	return strings.ToLower(u.Scheme + "://" + u.Host), nil
+}
+
+// parentOrigin is the origin of the host page that embeds the frame r
+// loads: Config.HostOrigin, or the request's own scheme and Host. Empty
+// when the Host is not a plain host[:port].
+func (k *Kit) parentOrigin(r *http.Request) string {
+	if k.hostOrigin != "" {
+		return k.hostOrigin
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	u, err := url.Parse(scheme + "://" + r.Host)
+	if err != nil || r.Host == "" || u.Host != r.Host || u.Path != "" || u.User != nil {
+		return ""
+	}
+	return strings.ToLower(scheme + "://" + r.Host)
 }
 
 // parsePlatformURL checks Config.PlatformURL.

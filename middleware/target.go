@@ -149,8 +149,9 @@ func (t Target) canonicalRef() string {
 }
 
 // iframeURL returns the platform URL that loads t with sessionID.
-// locale and timeZone are left out when empty.
-func (k *Kit) iframeURL(t Target, sessionID, locale, timeZone string) string {
+// locale, timeZone and parent (the host page's origin, sent as
+// parentOrigin) are left out when empty.
+func (k *Kit) iframeURL(t Target, sessionID, locale, timeZone, parent string) string {
 	u := *k.platformURL
 	base := u.Path
 	dep := strconv.FormatInt(k.policy.DeploymentID, 10)
@@ -175,6 +176,9 @@ func (k *Kit) iframeURL(t Target, sessionID, locale, timeZone string) string {
 	}
 	if timeZone != "" {
 		q.Set("timezone", timeZone)
+	}
+	if parent != "" {
+		q.Set("parentOrigin", parent)
 	}
 	for _, s := range t.Chrome.switches() {
 		if s.on {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -136,6 +137,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		Store:            store,
 		Policy:           a.policy(),
 		PlatformURL:      cfg.PlatformURL,
+		HostOrigin:       originOf(cfg.PublicURL),
 		Targets:          a.targets(),
 		LoginURL:         LoginPath,
 		LoginReturnParam: "return_to",
@@ -391,4 +393,14 @@ func deriveKey(secret []byte, purpose string) []byte {
 	m := hmac.New(sha256.New, secret)
 	m.Write([]byte(purpose))
 	return m.Sum(nil)
+}
+
+// originOf returns the scheme://host[:port] of an absolute URL, or "" (the
+// kit then derives the origin from each request).
+func originOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
 }
