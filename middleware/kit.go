@@ -41,8 +41,10 @@ const (
 	// DefaultRevokeTimeout bounds one logout's revokes, whatever the
 	// browser does.
 	DefaultRevokeTimeout = 10 * time.Second
-	// DefaultRevokeConcurrency is how many revokes run at once.
-	DefaultRevokeConcurrency = 8
+	// DefaultRevokeConcurrency is how many revokes of one logout run at
+	// once: 64, the memory store's bound on ids per host session, so a
+	// logout's revokes take one platform round trip, not one per batch.
+	DefaultRevokeConcurrency = 64
 	// DefaultLoginReturnParam is the query parameter of LoginURL that
 	// carries the same-origin path to come back to after login.
 	DefaultLoginReturnParam = "next"

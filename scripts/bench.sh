@@ -9,8 +9,7 @@
 #                          latter hardly moves with other load on the
 #                          machine); connections to the platform <=
 #                          concurrent callers
-#   Logout                 50 revoked sessions / 1, <= 1.5 (default and
-#                          RevokeConcurrency 64)
+#   Logout                 50 revoked sessions / 1, <= 1.5
 #   Store/memory           heap bytes per stored id, <= 256
 #   Validate               <= 1% of the Frame baseline, <= 1 alloc
 #   EmulatorGenerateSession  100k sessions in memory / none, <= 1.10
@@ -63,7 +62,7 @@ fi
 # The benchmarks, one package a line: package, -bench pattern and, when
 # needed, a -skip pattern (sub-benchmarks the goals do not use).
 benchmarks=(
-	"./middleware ^(BenchmarkFrame|BenchmarkFrameParallel|BenchmarkLogout|BenchmarkLogoutConcurrency64)$"
+	"./middleware ^(BenchmarkFrame|BenchmarkFrameParallel|BenchmarkLogout)$"
 	"./adapters/memstore BenchmarkStore/memory$ BenchmarkStore/memory/."
 	"./adapters/gorillasession BenchmarkStore/cookie$"
 	"./adapters/redisstore BenchmarkStore/redis$ BenchmarkStore/redis/."
