@@ -41,10 +41,12 @@ const (
 	// DefaultRevokeTimeout bounds one logout's revokes, whatever the
 	// browser does.
 	DefaultRevokeTimeout = 10 * time.Second
-	// DefaultRevokeConcurrency is how many revokes of one logout run at
-	// once: 64, the memory store's bound on ids per host session, so a
-	// logout's revokes take one platform round trip, not one per batch.
-	DefaultRevokeConcurrency = 64
+	// DefaultRevokeConcurrency is how many revokes a Kit runs at once,
+	// across every logout and the retrier: 128, twice the memory store's
+	// bound on ids per host session, so one logout's revokes take a single
+	// platform round trip while a mass logout opens no more than 128
+	// connections for them.
+	DefaultRevokeConcurrency = 128
 	// DefaultLoginReturnParam is the query parameter of LoginURL that
 	// carries the same-origin path to come back to after login.
 	DefaultLoginReturnParam = "next"
@@ -130,7 +132,9 @@ type Config struct {
 	// RevokeTimeout bounds the revokes of one logout. Default
 	// DefaultRevokeTimeout.
 	RevokeTimeout time.Duration
-	// RevokeConcurrency is how many revokes run at once. Default
+	// RevokeConcurrency is how many revokes run at once, across every
+	// logout and the retrier of the Kit; revokes that find no free slot
+	// before their logout's deadline are queued for the retrier. Default
 	// DefaultRevokeConcurrency.
 	RevokeConcurrency int
 	// RetryBackoff is the wait before the retrier's next pass after
@@ -184,6 +188,7 @@ type Kit struct {
 
 	revokeTimeout time.Duration
 	revokeConc    int
+	revokeSlots   chan struct{} // shared by every revoke of the Kit
 	backoff       func(int) time.Duration
 
 	log          *slog.Logger
@@ -314,6 +319,7 @@ func New(cfg Config) (*Kit, error) {
 	if k.revokeConc <= 0 {
 		k.revokeConc = DefaultRevokeConcurrency
 	}
+	k.revokeSlots = make(chan struct{}, k.revokeConc)
 	if k.backoff == nil {
 		k.backoff = defaultBackoff
 	}

@@ -148,12 +148,22 @@ func (k *Kit) revokeBatch(ctx context.Context, ms []Minted) []Minted {
 		mu     sync.Mutex
 		failed []Minted
 		wg     sync.WaitGroup
-		sem    = make(chan struct{}, k.revokeConc)
 	)
 	for _, m := range ms {
-		sem <- struct{}{}
+		// The slots are the Kit's, shared by every logout and the
+		// retrier, so a mass logout cannot open more connections to the
+		// platform than RevokeConcurrency. What finds no slot before the
+		// deadline goes to the retry queue.
+		select {
+		case k.revokeSlots <- struct{}{}:
+		case <-ctx.Done():
+			mu.Lock()
+			failed = append(failed, m)
+			mu.Unlock()
+			continue
+		}
 		wg.Go(func() {
-			defer func() { <-sem }()
+			defer func() { <-k.revokeSlots }()
 			if !k.revokeOne(ctx, m) {
 				mu.Lock()
 				failed = append(failed, m)

@@ -248,12 +248,14 @@ type run struct {
 	conns    atomic.Int64 // connections the platform accepted
 }
 
-// warmUpLoads is how many frames each viewer loads in the warm-up round:
-// as many as a logout revokes at once, so that the warm-up's logout runs
-// as many goroutines as the real one. The runtime keeps the descriptors of
-// its peak goroutine count for good, so a lower warm-up peak would show up
-// as growth that says nothing about the kit.
-const warmUpLoads = middleware.DefaultRevokeConcurrency
+// warmUpLoads is how many frames each viewer loads in the warm-up round.
+// The warm-up exists so that the measured round starts from the runtime's
+// peak goroutine count (the runtime keeps the descriptors of that peak for
+// good, and a lower warm-up peak would show up as growth that says nothing
+// about the kit). The peak is one handler per viewer plus the Kit's
+// revoke slots, which every logout shares, so a few loads per viewer are
+// enough to fill those slots at the warm-up's mass logout.
+const warmUpLoads = 4
 
 // round runs one round: every viewer loads frames until d has passed (or
 // warmUpLoads times, for a warm-up), then every viewer logs out.
