@@ -42,7 +42,10 @@
 //   - Defer queues records for a later revoke attempt. Defer of an expired
 //     record skips it. Defer of an id already queued reschedules it. The
 //     wait before a record is due starts at DefaultBackoff and doubles with
-//     each Defer of the same id, up to DefaultMaxBackoff (WithBackoff).
+//     each Defer of the same id, up to DefaultMaxBackoff (WithBackoff). An
+//     id Due handed out is remembered for one maximum backoff only: a
+//     Defer of it after that starts from DefaultBackoff again, and a
+//     revoked id costs no memory after that.
 //   - Due removes and returns up to n queued records whose time has come,
 //     earliest first. Due on an empty queue returns no records and a nil
 //     error, as does Due with n below 1. Records that expired while queued

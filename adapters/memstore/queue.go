@@ -10,13 +10,17 @@ import (
 )
 
 // queueSweepEvery is how often Defer and Due forget the attempt counts of
-// session ids that have expired.
+// session ids that expired or did not come back in time (Pending always
+// does).
 const queueSweepEvery = time.Minute
 
-// revokeQueue holds deferred revokes. Every session id seen by Defer has an
-// item until its ExpiresAt: queued (pos >= 0, in the heap by next attempt
-// time) or handed out by Due (pos < 0), in which case the item only
-// remembers the attempt count, so that a further Defer backs off longer.
+// revokeQueue holds deferred revokes. A session id seen by Defer has an
+// item while it is queued (pos >= 0, in the heap by next attempt time),
+// and for one maximum backoff after Due handed it out (pos < 0): then the
+// item only remembers the attempt count, so that a Defer of the same id
+// soon after (its revoke failed again) backs off longer. An id that does
+// not come back within that window was revoked, or is retried from the
+// first backoff again; either way nothing about it is kept.
 type revokeQueue struct {
 	mu         sync.Mutex
 	items      map[string]*queueItem
@@ -45,8 +49,9 @@ func (q *revokeQueue) init(c config) {
 
 // Defer queues ms for a later attempt. A record whose ExpiresAt has passed
 // is not queued. The first Defer of a session id makes it due after the
-// backoff (WithBackoff); each further Defer of the same id before it
-// expires doubles the wait, up to the limit. Deferring an id that is
+// backoff (WithBackoff); each further Defer of the same id within the
+// limit of the backoff after Due handed it out doubles the wait, up to the
+// limit. Deferring an id that is
 // already queued reschedules it rather than queueing it twice. A record
 // without a session id is an error, and then nothing is queued. ctx is not
 // used.
@@ -125,11 +130,13 @@ func (q *revokeQueue) maybeSweep(now time.Time) {
 	}
 }
 
-// sweep forgets every session id whose ExpiresAt has passed, queued or not.
+// sweep forgets every session id whose ExpiresAt has passed, queued or
+// not, and every handed-out id whose window for coming back has passed.
 func (q *revokeQueue) sweep(now time.Time) {
 	q.lastSweep = now
 	for id, it := range q.items {
-		if it.exp.After(now) {
+		handedOutLongAgo := it.pos < 0 && now.Sub(it.next) > q.maxBackoff
+		if it.exp.After(now) && !handedOutLongAgo {
 			continue
 		}
 		if it.pos >= 0 {

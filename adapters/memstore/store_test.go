@@ -581,3 +581,42 @@ func TestQueueForgetsExpiredIDs(t *testing.T) {
 		t.Errorf("queue remembers %d expired ids, want 0", n)
 	}
 }
+
+// TestQueueForgetsRevokedIDs: an id Due handed out that is not deferred
+// again within one maximum backoff (its revoke succeeded) is forgotten long
+// before it expires, so a mass logout's queue costs no memory afterwards;
+// one deferred again within the window keeps backing off.
+func TestQueueForgetsRevokedIDs(t *testing.T) {
+	ctx := t.Context()
+	clock := newFakeClock()
+	s := New(WithClock(clock.Now), WithBackoff(time.Second, 4*time.Second))
+	day := clock.Now().Add(24 * time.Hour)
+	if err := s.Defer(ctx, []middleware.Minted{minted("ok", "alice", day), minted("flaky", "bob", day)}); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Second)
+	if got, _ := s.Due(ctx, 2); len(got) != 2 {
+		t.Fatalf("Due returned %d records, want 2", len(got))
+	}
+	// flaky fails again at once: its second wait is twice the first.
+	if err := s.Defer(ctx, []middleware.Minted{minted("flaky", "bob", day)}); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Second)
+	if got, _ := s.Due(ctx, 2); len(got) != 0 {
+		t.Fatalf("Due returned %d records one second after the second Defer, want 0", len(got))
+	}
+	clock.Advance(time.Second)
+	if got, _ := s.Due(ctx, 2); len(got) != 1 {
+		t.Fatalf("Due returned %d records after the doubled wait, want 1", len(got))
+	}
+	clock.Advance(5 * time.Second) // past the maximum backoff: both ids are done with
+	if n, err := s.Pending(ctx); err != nil || n != 0 {
+		t.Fatalf("Pending = %d, %v; want 0", n, err)
+	}
+	s.queue.mu.Lock()
+	defer s.queue.mu.Unlock()
+	if n := len(s.queue.items); n != 0 {
+		t.Errorf("queue remembers %d handed-out ids a window after Due, want 0", n)
+	}
+}
