@@ -24,8 +24,9 @@ type Minted struct {
 //
 //   - Add records m under key. Records past m.ExpiresAt may be dropped at
 //     any time. A store may bound the number of records per key; when full
-//     it drops the oldest (whose tokens are the first to expire) and says so
-//     in its documentation.
+//     it should hand the oldest to its RevokeQueue, if it has one, so the
+//     session is revoked rather than forgotten, and say so in its
+//     documentation.
 //   - Take removes and returns every record under key. Take of a missing
 //     key returns no records and a nil error.
 //

@@ -15,9 +15,10 @@
 // minted session ids with their subject and expiry. Each key's records are
 // one compact string in the cache, so a stored id costs little more than
 // its own bytes (see BenchmarkStore for the figure). A key holds at most
-// DefaultMaxPerKey records (WithMaxPerKey); when it is full, Add drops the
-// record that expires first, which is the oldest, and whose tokens are the
-// first to die anyway. Its id is then not revoked at logout.
+// DefaultMaxPerKey records (WithMaxPerKey); when it is full, Add moves the
+// record that expires first, the oldest, to the store's revoke queue, so
+// the middleware's retrier (Kit.Run) revokes it early rather than leaving
+// a session that logout could no longer find.
 //
 // # Expiry
 //
@@ -30,8 +31,8 @@
 //
 //   - Add records m under key. Add of a record whose ExpiresAt has passed
 //     keeps nothing and returns nil. Add of a session id already under key
-//     replaces that record. Add to a full key drops the record that expires
-//     first. Add of a record without a session id returns an error.
+//     replaces that record. Add to a full key moves the record that
+//     expires first to the revoke queue. Add of a record without a session id returns an error.
 //   - Take removes and returns the live records under key, in no particular
 //     order. Take of a missing key returns no records and a nil error; so
 //     does Take of a key whose records have all expired.

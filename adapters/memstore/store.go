@@ -70,9 +70,12 @@ func New(opts ...Option) *Store {
 // Add records m under key. A record whose ExpiresAt has passed is not
 // kept; Add returns nil for it. A record with the session id of one already
 // under key replaces it. When key already holds the maximum number of
-// records (WithMaxPerKey), the record that expires first is dropped. A
-// record without a session id is an error. ctx is not used.
-func (s *Store) Add(_ context.Context, key string, m middleware.Minted) error {
+// records (WithMaxPerKey), the record that expires first leaves the key
+// and goes to the store's revoke queue (see Defer), so the retrier of the
+// middleware revokes it instead of letting a session that logout can no
+// longer find live on. A record without a session id is an error. ctx is
+// not used.
+func (s *Store) Add(ctx context.Context, key string, m middleware.Minted) error {
 	if m.SessionID == "" {
 		return errEmptyID
 	}
@@ -92,6 +95,7 @@ func (s *Store) Add(_ context.Context, key string, m middleware.Minted) error {
 		}
 	}
 	recs = append(recs, rec{id: m.SessionID, subject: m.Subject, exp: exp})
+	var evicted []middleware.Minted
 	for len(recs) > s.maxPerKey {
 		oldest := 0
 		for i, r := range recs {
@@ -99,9 +103,13 @@ func (s *Store) Add(_ context.Context, key string, m middleware.Minted) error {
 				oldest = i
 			}
 		}
+		evicted = append(evicted, recs[oldest].minted())
 		recs = append(recs[:oldest], recs[oldest+1:]...)
 	}
 	s.save(key, old, recs, now)
+	if len(evicted) > 0 {
+		return s.Defer(ctx, evicted)
+	}
 	return nil
 }
 

@@ -620,3 +620,29 @@ func TestQueueForgetsRevokedIDs(t *testing.T) {
 		t.Errorf("queue remembers %d handed-out ids a window after Due, want 0", n)
 	}
 }
+
+// TestFullKeyQueuesTheDroppedRecord: a record that leaves a full key is not
+// forgotten but queued for revoke, so a session logout can no longer find
+// does not stay usable.
+func TestFullKeyQueuesTheDroppedRecord(t *testing.T) {
+	ctx := t.Context()
+	clock := newFakeClock()
+	s := New(WithClock(clock.Now), WithMaxPerKey(2), WithBackoff(time.Second, time.Second))
+	for i, id := range []string{"a", "b", "c"} {
+		if err := s.Add(ctx, "k", minted(id, "alice", clock.Now().Add(time.Duration(i+1)*time.Hour))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := s.Pending(ctx); err != nil || n != 1 {
+		t.Fatalf("Pending = %d, %v; want the dropped record queued", n, err)
+	}
+	clock.Advance(time.Second)
+	due, err := s.Due(ctx, 10)
+	if err != nil || len(due) != 1 || due[0].SessionID != "a" || due[0].Subject != "alice" {
+		t.Fatalf("Due = %+v, %v; want the record that expires first, a", due, err)
+	}
+	got, _ := s.Take(ctx, "k")
+	if len(got) != 2 {
+		t.Errorf("Take returned %d records, want the 2 kept", len(got))
+	}
+}
