@@ -31,16 +31,17 @@
 // cleaning by hand. ExpiresAt is kept to the millisecond.
 //
 // A host session key holds at most DefaultMaxPerKey records
-// (WithMaxPerKey); when it is full, Add drops the record that expires
-// first, which is the oldest, and whose tokens are the first to die
-// anyway. Its id is then not revoked at logout.
+// (WithMaxPerKey); when it is full, Add moves the record that expires
+// first, the oldest, to the revoke queue, so the middleware's retrier
+// (Kit.Run) revokes it early rather than leaving a session that logout
+// could no longer find.
 //
 // # Methods and their edge cases
 //
 //   - Add records m under key. Add of a record whose ExpiresAt has passed
 //     keeps nothing and returns nil. Add of a session id already under key
-//     replaces that record. Add to a full key drops the record that expires
-//     first. Add of a record without a session id returns an error.
+//     replaces that record. Add to a full key moves the record that
+//     expires first to the revoke queue. Add of a record without a session id returns an error.
 //   - Take removes and returns the live records under key, in no particular
 //     order, reading and deleting in one transaction. Take of a missing key
 //     returns no records and a nil error; so does Take of a key whose

@@ -17,7 +17,8 @@ import "github.com/redis/go-redis/v9"
 //
 // It drops expired records, then the records that expire first while the
 // key holds more than the maximum, and makes the key expire with its last
-// record.
+// record. It returns the records pushed out for being over the maximum,
+// as a flat list of session id and value pairs.
 var addScript = redis.NewScript(`
 local key = KEYS[1]
 local exp = tonumber(ARGV[2])
@@ -36,10 +37,13 @@ for i = 1, #all, 2 do
   end
 end
 local first = 1
+local evicted = {}
 if #live > limit then
   table.sort(live, function(a, b) return a[2] < b[2] end)
   first = #live - limit + 1
   for i = 1, first - 1 do
+    evicted[#evicted + 1] = live[i][1]
+    evicted[#evicted + 1] = redis.call('HGET', key, live[i][1])
     redis.call('HDEL', key, live[i][1])
   end
 end
@@ -50,7 +54,7 @@ end
 if latest > 0 then
   redis.call('PEXPIREAT', key, latest)
 end
-return #live - first + 1
+return evicted
 `)
 
 // indexScript notes that a host session holds records of a subject.

@@ -101,10 +101,11 @@ func (s *Store) Add(ctx context.Context, key string, m middleware.Minted) error 
 	// One round trip for both scripts. The index comes first: an index
 	// entry without records is harmless, a record missing from the index
 	// would escape TakeSubject.
+	var added *redis.Cmd
 	run := func(eval bool) error {
 		_, err := s.client.Pipelined(ctx, func(p redis.Pipeliner) error {
 			script(ctx, p, eval, indexScript, []string{s.indexKey(m.Subject)}, kd, exp, now)
-			script(ctx, p, eval, addScript, []string{s.recordsKey(kd)}, m.SessionID, exp, m.Subject, now, s.maxPerKey)
+			added = script(ctx, p, eval, addScript, []string{s.recordsKey(kd)}, m.SessionID, exp, m.Subject, now, s.maxPerKey)
 			return nil
 		})
 		return err
@@ -117,18 +118,31 @@ func (s *Store) Add(ctx context.Context, key string, m middleware.Minted) error 
 	if err != nil {
 		return fmt.Errorf("redisstore: add: %w", err)
 	}
-	return nil
+	// Records pushed out of a full key go to the revoke queue, so that a
+	// session logout can no longer find is revoked, not forgotten.
+	pairs, err := added.StringSlice()
+	if err != nil {
+		return fmt.Errorf("redisstore: add: %w", err)
+	}
+	if len(pairs) == 0 {
+		return nil
+	}
+	evicted, err := parsePairs(pairs)
+	if err != nil {
+		return fmt.Errorf("redisstore: add: %w", err)
+	}
+	return s.Defer(ctx, evicted)
 }
 
-// script queues sc on p: by digest, or with its source when eval is set.
-// Running scripts by digest in a pipeline cannot fall back to the source
-// on its own, as Script.Run does, so the caller retries with eval.
-func script(ctx context.Context, p redis.Pipeliner, eval bool, sc *redis.Script, keys []string, args ...any) {
+// script queues sc on p, by digest or with its source when eval is set,
+// and returns its command. Running scripts by digest in a pipeline cannot
+// fall back to the source on its own, as Script.Run does, so the caller
+// retries with eval.
+func script(ctx context.Context, p redis.Pipeliner, eval bool, sc *redis.Script, keys []string, args ...any) *redis.Cmd {
 	if eval {
-		sc.Eval(ctx, p, keys, args...)
-	} else {
-		sc.EvalSha(ctx, p, keys, args...)
+		return sc.Eval(ctx, p, keys, args...)
 	}
+	return sc.EvalSha(ctx, p, keys, args...)
 }
 
 // Take removes and returns every record under key whose ExpiresAt has not

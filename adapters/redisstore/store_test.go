@@ -448,3 +448,27 @@ func TestAddAfterScriptFlush(t *testing.T) {
 		t.Errorf("TakeSubject = %v, want [a]", g)
 	}
 }
+
+// TestFullKeyQueuesTheDroppedRecord: a record pushed out of a full key is
+// queued for revoke, not forgotten.
+func TestFullKeyQueuesTheDroppedRecord(t *testing.T) {
+	ctx := t.Context()
+	s, _, clock, _ := newTestStore(t, WithMaxPerKey(2), WithBackoff(time.Second, time.Second))
+	for i, id := range []string{"a", "b", "c"} {
+		m := middleware.Minted{SessionID: id, Subject: "alice", ExpiresAt: clock.Now().Add(time.Duration(i+1) * time.Hour)}
+		if err := s.Add(ctx, "k", m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := s.Pending(ctx); err != nil || n != 1 {
+		t.Fatalf("Pending = %d, %v; want the dropped record queued", n, err)
+	}
+	clock.Advance(time.Second)
+	due, err := s.Due(ctx, 10)
+	if err != nil || len(due) != 1 || due[0].SessionID != "a" || due[0].Subject != "alice" {
+		t.Fatalf("Due = %+v, %v; want the record that expires first, a", due, err)
+	}
+	if got, _ := s.Take(ctx, "k"); len(got) != 2 {
+		t.Errorf("Take returned %d records, want the 2 kept", len(got))
+	}
+}
