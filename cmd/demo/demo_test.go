@@ -52,10 +52,10 @@ func (l *lockedBuffer) String() string {
 
 func TestDemoBinaryStartsAndStopsOnSignal(t *testing.T) {
 	if runtime.GOOS == "windows" {
-		t.Skip("sends SIGINT")
+		t.Skip("sends SIGINT, which Windows does not have; not run with -short either")
 	}
 	if testing.Short() {
-		t.Skip("builds the binary")
+		t.Skip("builds the binary; not run with -short")
 	}
 	bin := filepath.Join(t.TempDir(), "demo")
 	build := exec.Command("go", "build", "-o", bin, ".")
