@@ -365,6 +365,9 @@ func (c *Client) NewRequest(ctx context.Context, method, path string, body any) 
 type call struct {
 	// template is the path with ids replaced by placeholders, for logs.
 	template string
+	// noAuth sends no credential (the session-token exchange, where the
+	// session id is the credential).
+	noAuth bool
 	// idempotent marks a POST that is safe to repeat (session revoke).
 	idempotent bool
 	// stream hands the live body of a 2xx to the caller.
@@ -374,6 +377,31 @@ type call struct {
 	// secretResponse withholds the body from decoding errors, because a
 	// success body of this operation carries a secret.
 	secretResponse bool
+}
+
+// fetch is the whole life of a typed call: it builds the request, sends it
+// with the Client's retries and error mapping (send), and decodes a 2xx
+// body with decode. A body decode cannot read is an ErrUnexpectedResponse
+// naming the method and path, with the body withheld when
+// cl.secretResponse says it may carry a secret.
+func fetch[T any](ctx context.Context, c *Client, method, path string, body any, cl call, decode func([]byte) (T, error)) (T, error) {
+	var zero T
+	req, err := c.NewRequest(ctx, method, path, body)
+	if err != nil {
+		return zero, err
+	}
+	if cl.noAuth {
+		req.Header.Del("Authorization")
+	}
+	_, raw, err := c.send(req, cl)
+	if err != nil {
+		return zero, err
+	}
+	v, err := decode(raw)
+	if err != nil {
+		return zero, c.unexpected(method, req.URL.Path, raw, cl.secretResponse, err)
+	}
+	return v, nil
 }
 
 // Do sends req, built by NewRequest, with the Client's retries (by method

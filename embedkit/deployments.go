@@ -63,19 +63,13 @@ func (c *Client) listDeployments(ctx context.Context, opts ListOptions) (*Deploy
 	}
 	q := url.Values{}
 	listQuery(q, opts)
-	hreq, err := c.NewRequest(ctx, http.MethodGet, withQuery("/api/v1/deployments", q), nil)
-	if err != nil {
-		return nil, false, err
-	}
-	_, body, err := c.send(hreq, call{template: "/api/v1/deployments"})
-	if err != nil {
-		return nil, false, err
-	}
-	page, known, err := decodeDeployments(body)
-	if err != nil {
-		return nil, false, c.unexpected(http.MethodGet, hreq.URL.Path, body, false, err)
-	}
-	return page, known, nil
+	var known bool
+	page, err := fetch(ctx, c, http.MethodGet, withQuery("/api/v1/deployments", q), nil, call{template: "/api/v1/deployments"},
+		func(body []byte) (page *DeploymentPage, err error) {
+			page, known, err = decodeDeployments(body)
+			return page, err
+		})
+	return page, known, err
 }
 
 // Deployments iterates over every deployment, page by page. The iteration
@@ -140,19 +134,14 @@ func (c *Client) listEnvironments(ctx context.Context, deploymentID int64, opts 
 		q.Set("type", string(opts.Type))
 	}
 	listQuery(q, opts.ListOptions)
-	hreq, err := c.NewRequest(ctx, http.MethodGet, withQuery(deploymentPath(deploymentID)+"/environments", q), nil)
-	if err != nil {
-		return nil, false, err
-	}
-	_, body, err := c.send(hreq, call{template: "/api/v1/deployments/{deploymentId}/environments"})
-	if err != nil {
-		return nil, false, err
-	}
-	page, known, err := decodeEnvironments(body)
-	if err != nil {
-		return nil, false, c.unexpected(http.MethodGet, hreq.URL.Path, body, false, err)
-	}
-	return page, known, nil
+	var known bool
+	page, err := fetch(ctx, c, http.MethodGet, withQuery(deploymentPath(deploymentID)+"/environments", q), nil,
+		call{template: "/api/v1/deployments/{deploymentId}/environments"},
+		func(body []byte) (page *EnvironmentPage, err error) {
+			page, known, err = decodeEnvironments(body)
+			return page, err
+		})
+	return page, known, err
 }
 
 // Environments iterates over every environment of a deployment, of one
@@ -199,19 +188,9 @@ func (c *Client) CreateMetaToken(ctx context.Context, deploymentID int64, enviro
 		return nil, err
 	}
 	path := deploymentPath(deploymentID) + "/environments/" + url.PathEscape(environmentID) + "/tokens-for-meta-sync"
-	hreq, err := c.NewRequest(ctx, http.MethodPost, path, req)
-	if err != nil {
-		return nil, err
-	}
-	_, body, err := c.send(hreq, call{template: "/api/v1/deployments/{deploymentId}/environments/{environmentId}/tokens-for-meta-sync", secretResponse: true})
-	if err != nil {
-		return nil, err
-	}
-	tok, err := decodeMetaToken(body)
-	if err != nil {
-		return nil, c.unexpected(http.MethodPost, hreq.URL.Path, body, true, err)
-	}
-	return tok, nil
+	return fetch(ctx, c, http.MethodPost, path, req,
+		call{template: "/api/v1/deployments/{deploymentId}/environments/{environmentId}/tokens-for-meta-sync", secretResponse: true},
+		decodeMetaToken)
 }
 
 // CreateDataAPIToken issues a data API token for a deployment:
@@ -232,19 +211,8 @@ func (c *Client) CreateDataAPIToken(ctx context.Context, deploymentID int64, req
 	if req != nil {
 		body = req
 	}
-	hreq, err := c.NewRequest(ctx, http.MethodPost, deploymentPath(deploymentID)+"/token", body)
-	if err != nil {
-		return nil, err
-	}
-	_, raw, err := c.send(hreq, call{template: "/api/v1/deployments/{deploymentId}/token", secretResponse: true})
-	if err != nil {
-		return nil, err
-	}
-	tok, err := decodeDataAPIToken(raw)
-	if err != nil {
-		return nil, c.unexpected(http.MethodPost, hreq.URL.Path, raw, true, err)
-	}
-	return tok, nil
+	return fetch(ctx, c, http.MethodPost, deploymentPath(deploymentID)+"/token", body,
+		call{template: "/api/v1/deployments/{deploymentId}/token", secretResponse: true}, decodeDataAPIToken)
 }
 
 // ListVersions lists the versions a deployment can switch to (the head of
@@ -254,19 +222,8 @@ func (c *Client) ListVersions(ctx context.Context, deploymentID int64) ([]Deploy
 	if err := validationErr("list-versions", checkDeployment(deploymentID), nil); err != nil {
 		return nil, err
 	}
-	hreq, err := c.NewRequest(ctx, http.MethodGet, deploymentPath(deploymentID)+"/versions", nil)
-	if err != nil {
-		return nil, err
-	}
-	_, body, err := c.send(hreq, call{template: "/api/v1/deployments/{deploymentId}/versions"})
-	if err != nil {
-		return nil, err
-	}
-	list, err := decodeVersions(body)
-	if err != nil {
-		return nil, c.unexpected(http.MethodGet, hreq.URL.Path, body, false, err)
-	}
-	return list, nil
+	return fetch(ctx, c, http.MethodGet, deploymentPath(deploymentID)+"/versions", nil,
+		call{template: "/api/v1/deployments/{deploymentId}/versions"}, decodeVersions)
 }
 
 // UpdateDeployment applies a partial update to a deployment:
@@ -283,19 +240,14 @@ func (c *Client) UpdateDeployment(ctx context.Context, deploymentID int64, req *
 	if err := validationErr("update-deployment", probs, bodyErr); err != nil {
 		return nil, err
 	}
-	hreq, err := c.NewRequest(ctx, http.MethodPut, deploymentPath(deploymentID), req)
-	if err != nil {
-		return nil, err
-	}
-	_, body, err := c.send(hreq, call{template: "/api/v1/deployments/{deploymentId}"})
-	if err != nil {
-		return nil, err
-	}
-	var s DeploymentSettings
-	if err := json.Unmarshal(unwrapData(body), &s); err != nil {
-		return nil, c.unexpected(http.MethodPut, hreq.URL.Path, body, false, err)
-	}
-	return &s, nil
+	return fetch(ctx, c, http.MethodPut, deploymentPath(deploymentID), req, call{template: "/api/v1/deployments/{deploymentId}"},
+		func(body []byte) (*DeploymentSettings, error) {
+			var s DeploymentSettings
+			if err := json.Unmarshal(unwrapData(body), &s); err != nil {
+				return nil, err
+			}
+			return &s, nil
+		})
 }
 
 // SwitchVersion switches a deployment to a version listed by
@@ -315,18 +267,12 @@ func (c *Client) SwitchVersion(ctx context.Context, deploymentID int64, version 
 // Spec returns the OpenAPI document of the running platform build:
 // GET /api/v1/spec.
 func (c *Client) Spec(ctx context.Context) (json.RawMessage, error) {
-	hreq, err := c.NewRequest(ctx, http.MethodGet, "/api/v1/spec", nil)
-	if err != nil {
-		return nil, err
-	}
-	_, body, err := c.send(hreq, call{template: "/api/v1/spec"})
-	if err != nil {
-		return nil, err
-	}
-	if !json.Valid(body) {
-		return nil, c.unexpected(http.MethodGet, hreq.URL.Path, body, false, errors.New("not JSON"))
-	}
-	return json.RawMessage(body), nil
+	return fetch(ctx, c, http.MethodGet, "/api/v1/spec", nil, call{template: "/api/v1/spec"}, func(body []byte) (json.RawMessage, error) {
+		if !json.Valid(body) {
+			return nil, errors.New("not JSON")
+		}
+		return json.RawMessage(body), nil
+	})
 }
 
 // SetStagingEnvironment enables or disables the always-on staging
@@ -346,17 +292,6 @@ func (c *Client) SetStagingEnvironment(ctx context.Context, deploymentID int64, 
 		return nil, err
 	}
 	path := "/build" + deploymentPath(deploymentID) + "/branches/staging-environment"
-	hreq, err := c.NewRequest(ctx, http.MethodPut, path, req)
-	if err != nil {
-		return nil, err
-	}
-	_, body, err := c.send(hreq, call{template: "/build/api/v1/deployments/{deploymentId}/branches/staging-environment"})
-	if err != nil {
-		return nil, err
-	}
-	br, err := decodeBranch(body)
-	if err != nil {
-		return nil, c.unexpected(http.MethodPut, hreq.URL.Path, body, false, err)
-	}
-	return br, nil
+	return fetch(ctx, c, http.MethodPut, path, req,
+		call{template: "/build/api/v1/deployments/{deploymentId}/branches/staging-environment"}, decodeBranch)
 }

@@ -33,24 +33,18 @@ func (c *Client) GenerateSession(ctx context.Context, req *GenerateSessionReques
 		return nil, err
 	}
 	const path = "/api/v1/embed/generate-session"
-	hreq, err := c.NewRequest(ctx, http.MethodPost, path, &cp)
-	if err != nil {
-		return nil, err
-	}
-	_, body, err := c.send(hreq, call{template: path, secretResponse: true})
-	if err != nil {
-		return nil, err
-	}
-	var w struct {
-		SessionID flexString `json:"sessionId"`
-	}
-	if err := json.Unmarshal(unwrapData(body), &w); err != nil {
-		return nil, c.unexpected(http.MethodPost, hreq.URL.Path, body, true, err)
-	}
-	if w.SessionID == "" {
-		return nil, c.unexpected(http.MethodPost, hreq.URL.Path, body, true, errors.New("sessionId missing"))
-	}
-	return &Session{SessionID: string(w.SessionID), ExpiresAt: c.now().Add(SessionLifetime)}, nil
+	return fetch(ctx, c, http.MethodPost, path, &cp, call{template: path, secretResponse: true}, func(body []byte) (*Session, error) {
+		var w struct {
+			SessionID flexString `json:"sessionId"`
+		}
+		if err := json.Unmarshal(unwrapData(body), &w); err != nil {
+			return nil, err
+		}
+		if w.SessionID == "" {
+			return nil, errors.New("sessionId missing")
+		}
+		return &Session{SessionID: string(w.SessionID), ExpiresAt: c.now().Add(SessionLifetime)}, nil
+	})
 }
 
 // RevokeSession revokes a session id and any embed token already
@@ -81,25 +75,19 @@ func (c *Client) ExchangeSession(ctx context.Context, sessionID string) (*EmbedT
 		return nil, err
 	}
 	const path = "/api/v1/embed/session/token"
-	hreq, err := c.NewRequest(ctx, http.MethodPost, path, map[string]string{"sessionId": sessionID})
-	if err != nil {
-		return nil, err
-	}
-	hreq.Header.Del("Authorization")
-	_, body, err := c.send(hreq, call{template: path, secrets: []string{sessionID}, secretResponse: true})
-	if err != nil {
-		return nil, err
-	}
-	var w struct {
-		Token string `json:"token"`
-	}
-	if err := json.Unmarshal(unwrapData(body), &w); err != nil {
-		return nil, c.unexpected(http.MethodPost, hreq.URL.Path, body, true, err)
-	}
-	if w.Token == "" {
-		return nil, c.unexpected(http.MethodPost, hreq.URL.Path, body, true, errors.New("token missing"))
-	}
-	return &EmbedToken{Token: w.Token}, nil
+	cl := call{template: path, noAuth: true, secrets: []string{sessionID}, secretResponse: true}
+	return fetch(ctx, c, http.MethodPost, path, map[string]string{"sessionId": sessionID}, cl, func(body []byte) (*EmbedToken, error) {
+		var w struct {
+			Token string `json:"token"`
+		}
+		if err := json.Unmarshal(unwrapData(body), &w); err != nil {
+			return nil, err
+		}
+		if w.Token == "" {
+			return nil, errors.New("token missing")
+		}
+		return &EmbedToken{Token: w.Token}, nil
+	})
 }
 
 // ListTenantGroups returns one page of the groups of an embed tenant:
@@ -123,19 +111,7 @@ func (c *Client) ListTenantGroups(ctx context.Context, tenant string, opts Curso
 	if len(q) > 0 {
 		path += "?" + q.Encode()
 	}
-	hreq, err := c.NewRequest(ctx, http.MethodGet, path, nil)
-	if err != nil {
-		return nil, err
-	}
-	_, body, err := c.send(hreq, call{template: "/api/v1/embed-tenants/{embedTenantName}/groups"})
-	if err != nil {
-		return nil, err
-	}
-	page, err := decodeTenantGroups(body)
-	if err != nil {
-		return nil, c.unexpected(http.MethodGet, hreq.URL.Path, body, false, err)
-	}
-	return page, nil
+	return fetch(ctx, c, http.MethodGet, path, nil, call{template: "/api/v1/embed-tenants/{embedTenantName}/groups"}, decodeTenantGroups)
 }
 
 // TenantGroups iterates over every group of an embed tenant, following

@@ -54,19 +54,8 @@ func (c *Client) SubmitDashboardExport(ctx context.Context, deploymentID int64, 
 	if err := validationErr("dashboard-export", probs, bodyErr); err != nil {
 		return nil, err
 	}
-	hreq, err := c.NewRequest(ctx, http.MethodPost, exportsPath(deploymentID), req)
-	if err != nil {
-		return nil, err
-	}
-	_, body, err := c.send(hreq, call{template: "/api/v1/deployments/{deploymentId}/dashboard-exports"})
-	if err != nil {
-		return nil, err
-	}
-	job, err := decodeExportJob(body)
-	if err != nil {
-		return nil, c.unexpected(http.MethodPost, hreq.URL.Path, body, false, err)
-	}
-	return job, nil
+	return fetch(ctx, c, http.MethodPost, exportsPath(deploymentID), req,
+		call{template: "/api/v1/deployments/{deploymentId}/dashboard-exports"}, decodeExportJob)
 }
 
 // DashboardExportStatus polls an export job:
@@ -77,19 +66,8 @@ func (c *Client) DashboardExportStatus(ctx context.Context, deploymentID int64, 
 	if err := validationErr("dashboard-export-status", checkJob(deploymentID, jobID), nil); err != nil {
 		return nil, err
 	}
-	hreq, err := c.NewRequest(ctx, http.MethodGet, exportsPath(deploymentID)+"/"+url.PathEscape(jobID), nil)
-	if err != nil {
-		return nil, err
-	}
-	_, body, err := c.send(hreq, call{template: "/api/v1/deployments/{deploymentId}/dashboard-exports/{jobId}"})
-	if err != nil {
-		return nil, err
-	}
-	st, err := decodeExportStatus(body)
-	if err != nil {
-		return nil, c.unexpected(http.MethodGet, hreq.URL.Path, body, false, err)
-	}
-	return st, nil
+	return fetch(ctx, c, http.MethodGet, exportsPath(deploymentID)+"/"+url.PathEscape(jobID), nil,
+		call{template: "/api/v1/deployments/{deploymentId}/dashboard-exports/{jobId}"}, decodeExportStatus)
 }
 
 // DownloadDashboardExport streams the file of a completed export:
