@@ -160,7 +160,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if status == 0 && !rec.hijacked {
 		status = http.StatusOK
 	}
-	if !control {
+	if !control && !rec.hijacked { // a dropped request was logged before the drop
 		s.reqlog.add(RequestLog{Method: r.Method, Path: r.URL.Path, Status: status, Time: s.now()})
 	}
 	s.logger.Debug("request", "method", r.Method, "path", r.URL.Path, "status", status, "duration", time.Since(start))
