@@ -26,6 +26,8 @@
 #              inspect with go tool pprof -top NAME.test NAME.cpu)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
 
 count="${COUNT:-6}"
 benchtime="${BENCHTIME:-1s}"
@@ -34,30 +36,11 @@ raw="$out/bench.txt"
 mkdir -p "$out"
 : >"$raw"
 
-step() { printf '\n== %s\n' "$*"; }
+tmp="$(mktemp -d)"
+cleanup_paths+=("$tmp")
 
 # --- a private redis-server on loopback -----------------------------------
-tmp="$(mktemp -d)"
-redis_pid=""
-cleanup() {
-	[[ -n "$redis_pid" ]] && kill "$redis_pid" 2>/dev/null || true
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-if command -v redis-server >/dev/null 2>&1 && [[ -z "${EMBEDKIT_REDIS_ADDR:-}" ]]; then
-	port=$((20000 + RANDOM % 20000))
-	redis-server --bind 127.0.0.1 --port "$port" --save "" --appendonly no \
-		--dir "$tmp" --daemonize no >"$tmp/redis.log" 2>&1 &
-	redis_pid=$!
-	for _ in $(seq 50); do
-		if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
-		sleep 0.1
-	done
-	export EMBEDKIT_REDIS_ADDR="127.0.0.1:$port"
-fi
-if [[ -z "${EMBEDKIT_REDIS_ADDR:-}" ]]; then
-	echo "bench: no redis-server; BenchmarkStore/redis is skipped"
-fi
+start_redis
 
 # The benchmarks, one package a line: package, -bench pattern and, when
 # needed, a -skip pattern (sub-benchmarks the goals do not use).

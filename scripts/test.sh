@@ -14,8 +14,9 @@
 #                   tool then fails and says what to install; none skips)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
 
-step() { printf '\n== %s\n' "$*"; }
 
 # --- tools the tests need -------------------------------------------------
 missing=()
@@ -33,24 +34,7 @@ if ((${#missing[@]})) && [[ "${SKIP_INSTALL:-}" != 1 ]]; then
 fi
 
 # --- a private redis-server on loopback -----------------------------------
-tmp="$(mktemp -d)"
-redis_pid=""
-cleanup() {
-	[[ -n "$redis_pid" ]] && kill "$redis_pid" 2>/dev/null || true
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-if command -v redis-server >/dev/null 2>&1 && [[ -z "${EMBEDKIT_REDIS_ADDR:-}" ]]; then
-	port=$((20000 + RANDOM % 20000))
-	redis-server --bind 127.0.0.1 --port "$port" --save "" --appendonly no \
-		--dir "$tmp" --daemonize no >"$tmp/redis.log" 2>&1 &
-	redis_pid=$!
-	for _ in $(seq 50); do
-		if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
-		sleep 0.1
-	done
-	export EMBEDKIT_REDIS_ADDR="127.0.0.1:$port"
-fi
+start_redis
 if command -v chromium >/dev/null 2>&1 && [[ -z "${EMBEDKIT_CHROMIUM:-}" ]]; then
 	export EMBEDKIT_CHROMIUM="$(command -v chromium)"
 fi
