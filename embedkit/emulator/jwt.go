@@ -101,6 +101,11 @@ func parseToken(secret []byte, raw string) (*tokenClaims, error) {
 	if !ok || strings.Contains(s, ".") || h == "" || p == "" || s == "" {
 		return nil, errTokenMalformed
 	}
+	// The base64 decoder skips \r and \n, so without this check a token
+	// with a line break inside would verify too: one token, many spellings.
+	if !isBase64URL(h) || !isBase64URL(p) || !isBase64URL(s) {
+		return nil, errTokenMalformed
+	}
 
 	hb, err := b64.DecodeString(h)
 	if err != nil {
@@ -161,4 +166,15 @@ func decodeObject(b []byte, v any) error {
 		return errTokenMalformed
 	}
 	return nil
+}
+
+// isBase64URL reports whether s uses only the unpadded base64url alphabet.
+func isBase64URL(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
