@@ -38,7 +38,7 @@ func ExampleGenerateSessionRequest_Validate() {
 }
 
 func ExampleParseVersion() {
-	for _, s := range []string{"1.7.20", "v1.7.20", "cubejs/cube:v1.7.20", "registry.example.com:5000/org/img:v2.0.0-rc.1", "1.7"} {
+	for _, s := range []string{"1.7.20", "v1.7.20", "platform/runtime:v1.7.20", "registry.example.com:5000/org/img:v2.0.0-rc.1", "1.7"} {
 		v, err := embedkit.ParseVersion(s)
 		if err != nil {
 			fmt.Println(err)

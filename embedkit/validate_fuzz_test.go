@@ -102,7 +102,7 @@ func FuzzValidateGenerateSession(f *testing.F) {
 }
 
 func FuzzParseVersion(f *testing.F) {
-	for _, s := range []string{"1.7.20", "v1.7.20", "cube/cloud:v1.7.20", "registry.example.com:5000/org/img:v1.2.3-rc.1+b.5",
+	for _, s := range []string{"1.7.20", "v1.7.20", "platform/runtime:v1.7.20", "registry.example.com:5000/org/img:v1.2.3-rc.1+b.5",
 		"localhost:5000/img", "1.7", "01.2.3", "v", ":v1.0.0", "a:b:v1.0.0", "1.0.0-0A.is.legal+001"} {
 		f.Add(s)
 	}

@@ -755,8 +755,8 @@ func TestParseVersion(t *testing.T) {
 	}{
 		{in: "1.7.20", want: "1.7.20"},
 		{in: "v1.7.20", want: "1.7.20"},
-		{in: "cube/cloud:v1.7.20", want: "1.7.20"},
-		{in: "cubejs/cube:v0.0.0", want: "0.0.0"},
+		{in: "platform/runtime:v1.7.20", want: "1.7.20"},
+		{in: "platform/runtime:v0.0.0", want: "0.0.0"},
 		{in: "registry.example.com:5000/org/img:v1.2.3", want: "1.2.3"},
 		{in: "localhost:5000/img:v10.20.30-rc.1+build.5", want: "10.20.30-rc.1+build.5"},
 		{in: "my_org/sub-img__x/a.b:v1.0.0-alpha-1", want: "1.0.0-alpha-1"},
@@ -773,13 +773,13 @@ func TestParseVersion(t *testing.T) {
 		{in: "V1.7.20", rule: ruleVersion},
 		{in: "vv1.7.20", rule: ruleVersion},
 		{in: " 1.7.20", rule: ruleVersion},
-		{in: "cube/cloud:1.7.20", rule: ruleVersion},
-		{in: "cube/cloud:latest", rule: ruleVersion},
+		{in: "platform/runtime:1.7.20", rule: ruleVersion},
+		{in: "platform/runtime:latest", rule: ruleVersion},
 		{in: "registry.example.com:5000/org/img", rule: ruleVersion},
 		{in: ":v1.7.20", rule: ruleVersionImage},
-		{in: "Cube/Cloud:v1.7.20", rule: ruleVersionImage},
-		{in: "cube//cloud:v1.7.20", rule: ruleVersionImage},
-		{in: "cube/cloud/:v1.7.20", rule: ruleVersionImage},
+		{in: "Platform/Runtime:v1.7.20", rule: ruleVersionImage},
+		{in: "platform//runtime:v1.7.20", rule: ruleVersionImage},
+		{in: "platform/runtime/:v1.7.20", rule: ruleVersionImage},
 		{in: "host:port/img:v1.7.20", rule: ruleVersionImage},
 		{in: "1.2.3-" + strings.Repeat("a", 600), rule: ruleVersion},
 	}
@@ -806,7 +806,7 @@ func TestUpdateDeploymentRequestValidate(t *testing.T) {
 		r    *UpdateDeploymentRequest
 		want []FieldError
 	}{
-		{name: "version", r: &UpdateDeploymentRequest{ReleaseChannelVersion: "cubejs/cube:v1.7.20"}},
+		{name: "version", r: &UpdateDeploymentRequest{ReleaseChannelVersion: "platform/runtime:v1.7.20"}},
 		{name: "channel only", r: &UpdateDeploymentRequest{ReleaseChannel: "release"}},
 		{name: "hold only", r: &UpdateDeploymentRequest{ReleaseChannelVersionHold: new(false)}},
 		{name: "clear launchpad tabs", r: &UpdateDeploymentRequest{LaunchpadTabs: []string{}}},
