@@ -11,7 +11,8 @@
 // Run checks the SessionStore contract on every store, and the optional
 // capabilities the store implements: middleware.SubjectIndex and
 // middleware.RevokeQueue. A capability the store does not implement is
-// reported as a skipped subtest, so `go test -v` shows what was covered.
+// noted in the test log, so `go test -v` shows what was covered. A store
+// that bounds the records per key also runs RunBounded.
 //
 // What the suite asks of a store:
 //

@@ -33,6 +33,66 @@ func Run(t *testing.T, newStore func(t *testing.T) middleware.SessionStore) {
 	}
 }
 
+// RunBounded checks a store that bounds the records per host session key.
+// newStore returns an empty store holding at most maxPerKey records per
+// key. When a key is full, the record that expires first leaves it: an
+// older one, or the new record itself when it expires first. A store that
+// implements middleware.RevokeQueue hands the record that left to its
+// queue, so that it is revoked rather than forgotten.
+func RunBounded(t *testing.T, newStore func(t *testing.T, maxPerKey int) middleware.SessionStore) {
+	t.Helper()
+	f := newFixture()
+	at := func(id string, h int) middleware.Minted {
+		return middleware.Minted{SessionID: id, Subject: "alice", ExpiresAt: f.base.Add(time.Duration(h) * time.Hour)}
+	}
+	tests := []struct {
+		name     string
+		max      int
+		adds     []middleware.Minted
+		wantKept []middleware.Minted
+		wantLeft []middleware.Minted
+	}{
+		{
+			name:     "a full key lets go of the record that expires first",
+			max:      3,
+			adds:     []middleware.Minted{at("b", 2), at("a", 1), at("c", 3), at("d", 4)},
+			wantKept: []middleware.Minted{at("b", 2), at("c", 3), at("d", 4)},
+			wantLeft: []middleware.Minted{at("a", 1)},
+		},
+		{
+			name:     "a new record that expires first is the one that leaves",
+			max:      2,
+			adds:     []middleware.Minted{at("b", 2), at("c", 3), at("a", 1)},
+			wantKept: []middleware.Minted{at("b", 2), at("c", 3)},
+			wantLeft: []middleware.Minted{at("a", 1)},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newStore(t, tt.max)
+			for _, m := range tt.adds {
+				mustAdd(t, s, "s:full", m)
+			}
+			q, queues := s.(middleware.RevokeQueue)
+			if queues {
+				if n, err := q.Pending(t.Context()); err != nil || n != len(tt.wantLeft) {
+					t.Errorf("Pending = %d, %v; want the %d record(s) that left the key", n, err, len(tt.wantLeft))
+				}
+				if diff := compare(collectDue(t, q, 10, len(tt.wantLeft)), tt.wantLeft); diff != "" {
+					t.Errorf("Due: %s", diff)
+				}
+			}
+			got, err := s.Take(t.Context(), "s:full")
+			if err != nil {
+				t.Fatalf("Take: %v", err)
+			}
+			if diff := compare(got, tt.wantKept); diff != "" {
+				t.Errorf("Take: %s", diff)
+			}
+		})
+	}
+}
+
 // fixture makes records for the suite. Times are whole milliseconds so that
 // stores keeping millisecond precision compare equal.
 type fixture struct {
@@ -101,6 +161,14 @@ func runSessionStore(t *testing.T, newStore func(t *testing.T) middleware.Sessio
 				f.live("id-1", "alice"),
 				{SessionID: "id-2", Subject: "bob@example.com", ExpiresAt: f.base.Add(90 * time.Minute)},
 			}}},
+		},
+		{
+			name: "subjects survive exactly, empty and spaced ones too",
+			adds: []add{
+				{"s:a", f.live("id-1", "")},
+				{"s:a", f.live("id-2", " x y ")},
+			},
+			takes: []take{{key: "s:a", want: []middleware.Minted{f.live("id-1", ""), f.live("id-2", " x y ")}}},
 		},
 		{
 			name: "keys are independent",
