@@ -234,9 +234,10 @@ func redirect(w http.ResponseWriter, u string) {
 }
 
 // failViewer answers a frame failure, sending a viewer who is not logged
-// in to the login URL when one is configured.
+// in to the login URL when one is configured, unless the request loads an
+// iframe, where a sign-in page could not be shown.
 func (k *Kit) failViewer(w http.ResponseWriter, r *http.Request, err error) {
-	if errors.Is(err, ErrNoViewer) && k.loginURL != "" {
+	if errors.Is(err, ErrNoViewer) && k.loginURL != "" && r.Header.Get("Sec-Fetch-Dest") != "iframe" {
 		http.Redirect(w, r, k.loginRedirect(r), http.StatusSeeOther)
 		return
 	}

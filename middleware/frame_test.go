@@ -157,6 +157,15 @@ func TestFrameHandlerLoginRedirect(t *testing.T) {
 	if loc.Path != "/login" || loc.Query().Get("from") != "embed" || loc.Query().Get("next") != "/embed/frame/sales?locale=de" {
 		t.Errorf("Location = %s", loc)
 	}
+
+	// Inside an iframe the sign-in page could not be shown: the
+	// ErrorHandler answers 401 there instead of a redirect.
+	r := request(http.MethodGet, "/embed/frame/sales", "")
+	r.Header.Set("Sec-Fetch-Dest", "iframe")
+	w = serve(tk.FrameHandler(), r)
+	if w.Code != http.StatusUnauthorized || w.Header().Get("Location") != "" {
+		t.Errorf("iframe load without a viewer: status %d, Location %q; want 401, none", w.Code, w.Header().Get("Location"))
+	}
 }
 
 func TestFrameHandlerHeadDoesNotMint(t *testing.T) {

@@ -107,7 +107,10 @@ type Config struct {
 
 	// LoginURL, when set, is where the frame endpoint sends a viewer who is
 	// not logged in (303), with the same-origin path of the request in the
-	// query parameter LoginReturnParam. Empty answers 401.
+	// query parameter LoginReturnParam. Empty answers 401. A load inside an
+	// iframe (Sec-Fetch-Dest: iframe) always answers 401 through the
+	// ErrorHandler instead: sign-in pages refuse to be framed, so the page
+	// there should offer to sign in in the top window.
 	LoginURL string
 	// LoginReturnParam names the return-path parameter of LoginURL.
 	// Default DefaultLoginReturnParam.

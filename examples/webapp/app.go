@@ -266,7 +266,7 @@ func (a *App) routes() http.Handler {
 	mux.HandleFunc("GET /dashboards/{publicId}", a.dashboardPage)
 	mux.HandleFunc("GET /creator", a.creator)
 	mux.HandleFunc(SettingsPath, a.settings)
-	mux.Handle(middleware.DefaultFramePrefix, a.frame(a.kit.FrameHandler()))
+	mux.Handle(middleware.DefaultFramePrefix, a.kit.FrameHandler())
 	mux.Handle(middleware.DefaultSessionPath, a.kit.SessionHandler())
 	mux.Handle(HostScriptPath, a.kit.HostScript())
 	mux.Handle("/static/", static.Handler())

@@ -117,25 +117,6 @@ func (a *App) embedView(r *http.Request, v *middleware.Viewer, title, ref string
 	}
 }
 
-// frame wraps the kit's frame endpoint. A signed-out viewer whose iframe
-// asks for an embed gets a page inside the frame that signs in in the
-// top window (the sign-in pages cannot be framed); everything else is
-// the kit's.
-func (a *App) frame(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Sec-Fetch-Dest") == "iframe" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
-			if _, err := a.viewer(r); errors.Is(err, middleware.ErrNoViewer) {
-				e := templates.ErrorFor(templates.KindLoginExpired)
-				e.RetryURL = loginURL(refererPath(r))
-				w.Header().Set("Referrer-Policy", "no-referrer")
-				a.render(w, r, e.Status, templates.FrameErrorPage(e, true))
-				return
-			}
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
 // refererPath is the same-origin path of the page that made r (the page
 // around an iframe), or "/dashboards".
 func refererPath(r *http.Request) string {
