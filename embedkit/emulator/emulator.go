@@ -147,6 +147,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	rec := &statusRecorder{ResponseWriter: w}
 	control := strings.HasPrefix(r.URL.Path, "/_emulator/")
+	if !control {
+		rec.onStatus = func(status int) {
+			s.reqlog.add(RequestLog{Method: r.Method, Path: r.URL.Path, Status: status, Time: s.now()})
+		}
+	}
 	handled := false
 	if !control {
 		if f, ok := s.faults.match(r.Method, r.URL.Path); ok {
@@ -160,9 +165,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if status == 0 && !rec.hijacked {
 		status = http.StatusOK
 	}
-	if !control && !rec.hijacked { // a dropped request was logged before the drop
-		s.reqlog.add(RequestLog{Method: r.Method, Path: r.URL.Path, Status: status, Time: s.now()})
-	}
+	rec.record(status) // a handler that wrote nothing, or a client that went away
 	s.logger.Debug("request", "method", r.Method, "path", r.URL.Path, "status", status, "duration", time.Since(start))
 }
 
@@ -208,23 +211,37 @@ func (p *probeWriter) WriteHeader(code int) {
 	}
 }
 
-// statusRecorder remembers the status written through it.
+// statusRecorder remembers the status written through it, and hands it to
+// onStatus before any of the response is written: a client that has seen
+// the answer finds the request in the request log.
 type statusRecorder struct {
 	http.ResponseWriter
 	status   int
 	hijacked bool
+	onStatus func(status int) // nil: nothing to record
+	recorded bool
+}
+
+// record hands status to onStatus, once.
+func (r *statusRecorder) record(status int) {
+	if r.recorded || r.onStatus == nil {
+		return
+	}
+	r.recorded = true
+	r.onStatus(status)
 }
 
 func (r *statusRecorder) WriteHeader(code int) {
 	if r.status == 0 {
 		r.status = code
+		r.record(code)
 	}
 	r.ResponseWriter.WriteHeader(code)
 }
 
 func (r *statusRecorder) Write(b []byte) (int, error) {
 	if r.status == 0 {
-		r.status = http.StatusOK
+		r.WriteHeader(http.StatusOK)
 	}
 	return r.ResponseWriter.Write(b)
 }

@@ -112,9 +112,9 @@ func (s *Server) applyFault(w *statusRecorder, r *http.Request, f Fault) bool {
 	if f.Reset {
 		s.logger.Debug("fault: dropping connection", "path", r.URL.Path)
 		w.hijacked = true
-		// Logged before the connection drops: the client may send its
+		// Recorded before the connection drops: the client may send its
 		// next request, and read the request log, the moment it notices.
-		s.reqlog.add(RequestLog{Method: r.Method, Path: r.URL.Path, Status: 0, Time: s.now()})
+		w.record(0)
 		if hj, ok := w.ResponseWriter.(http.Hijacker); ok {
 			if conn, _, err := hj.Hijack(); err == nil {
 				raw := conn
