@@ -1422,31 +1422,37 @@ func (r *DashboardExportRequest) Validate() error {
 	if r.RenderAs != nil {
 		checkRenderAs(&p, r.RenderAs)
 	}
-	for i := range r.Filters {
-		f := &r.Filters[i]
-		checkMember(&p, "filters", i, f.Member)
+	checkControls(&p, r.Filters, r.TimeGrains, r.MemberSwitchers)
+	return p.err()
+}
+
+// checkControls checks dashboard control overrides: those of an export
+// and those preset from an embed URL (DashboardControls).
+func checkControls(p *problems, filters []DashboardFilter, grains []DashboardTimeGrain, switchers []DashboardMemberSwitcher) {
+	for i := range filters {
+		f := &filters[i]
+		checkMember(p, "filters", i, f.Member)
 		if f.Operator != "" && !isFilterOperator(f.Operator) {
 			p.add(indexField("filters", i, ".operator"), ruleFilterOp)
 		}
 		if f.Value != nil && encodable(f.Value) != encodeOK {
-			checkEncodable(&p, indexField("filters", i, ".value"), f.Value)
+			checkEncodable(p, indexField("filters", i, ".value"), f.Value)
 		}
 	}
-	for i := range r.TimeGrains {
-		g := &r.TimeGrains[i]
-		checkMember(&p, "timeGrains", i, g.Member)
+	for i := range grains {
+		g := &grains[i]
+		checkMember(p, "timeGrains", i, g.Member)
 		if strings.TrimSpace(g.Grain) == "" {
 			p.add(indexField("timeGrains", i, ".grain"), ruleRequired)
 		}
 	}
-	for i := range r.MemberSwitchers {
-		m := &r.MemberSwitchers[i]
-		checkMember(&p, "memberSwitchers", i, m.Member)
+	for i := range switchers {
+		m := &switchers[i]
+		checkMember(p, "memberSwitchers", i, m.Member)
 		if strings.TrimSpace(m.Selected) == "" {
 			p.add(indexField("memberSwitchers", i, ".selected"), ruleRequired)
 		}
 	}
-	return p.err()
 }
 
 // checkRenderAs checks the subject of a dashboard export.
