@@ -53,24 +53,25 @@ func (k *Kit) FrameURL(w http.ResponseWriter, r *http.Request, t Target) (string
 	if err := t.check(); err != nil {
 		return "", fmt.Errorf("%w: target%w", ErrMisconfigured, err)
 	}
-	f, err := k.mint(w, r, string(t.Kind), t, "", "")
+	v, err := k.viewer(r)
+	if err != nil {
+		return "", err
+	}
+	f, err := k.mint(w, r, v, string(t.Kind), t, "", "")
 	if err != nil {
 		return "", err
 	}
 	return f.URL, nil
 }
 
-// mint is the one path from a request to a tracked session id: identity,
-// policy, validation, one platform call, store, URL.
-func (k *Kit) mint(w http.ResponseWriter, r *http.Request, name string, t Target, browserLocale, browserTimeZone string) (*frame, error) {
+// mint is the one path from a request to a tracked session id: policy,
+// validation, one platform call, store, URL. v is the viewer of r, as
+// k.viewer read it.
+func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name string, t Target, browserLocale, browserTimeZone string) (*frame, error) {
 	start := k.now()
-	v, err := k.viewer(r)
-	if err != nil {
-		return nil, err
-	}
 	logAttrs := []slog.Attr{slog.String("target", name), slog.String("viewer", embedkit.Redact(v.Key()))}
 
-	req, err := k.policy.Request(v, t)
+	req, err := k.policy.Request(r, v, t)
 	if err != nil {
 		if errors.Is(err, ErrDenied) {
 			k.metrics.Mint(OutcomeDenied, 0)
@@ -79,6 +80,16 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, name string, t Target
 		}
 		k.metrics.Mint(OutcomeInvalid, 0)
 		k.log.LogAttrs(r.Context(), slog.LevelError, "embedkit: mint not sent: the policy produced an invalid request", attrs(logAttrs, slog.String("outcome", string(OutcomeInvalid)), slog.String("error", err.Error()))...)
+		return nil, err
+	}
+
+	// The URL's fixed part is built before the call: a target it cannot
+	// encode fails here, before a session exists that would need revoking.
+	query, err := t.query()
+	if err != nil {
+		err = fmt.Errorf("%w: %w", ErrMisconfigured, err)
+		k.metrics.Mint(OutcomeInvalid, 0)
+		k.log.LogAttrs(r.Context(), slog.LevelError, "embedkit: mint not sent: the target's URL parameters are invalid", attrs(logAttrs, slog.String("outcome", string(OutcomeInvalid)), slog.String("error", err.Error()))...)
 		return nil, err
 	}
 
@@ -126,7 +137,7 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, name string, t Target
 	}
 	p := requestPrefs(r, t, v, browserLocale, browserTimeZone)
 	f := &frame{
-		URL:       k.iframeURL(t, sess.SessionID, k.locale(p), k.timeZone(p), k.parentOrigin(r)),
+		URL:       k.iframeURL(t, query, sess.SessionID, k.locale(p), k.timeZone(p), k.parentOrigin(r)),
 		SessionID: sess.SessionID,
 		ExpiresAt: expires,
 	}
@@ -181,48 +192,129 @@ func (k *Kit) storeFor(w http.ResponseWriter, r *http.Request) SessionStore {
 // a reload or a second tab gets its own working id. The query string may
 // carry locale and timezone, taken only when valid and supported; nothing
 // else from the browser is read. HEAD checks the viewer and the target
-// without minting. Cross-site requests (Sec-Fetch-Site: cross-site) are
-// refused with 403, so another site cannot mint sessions for a signed-in
-// viewer. A viewer who is not logged in is sent to Config.LoginURL, or
-// answered 401. Every answer carries Cache-Control: no-store and
-// Referrer-Policy: no-referrer; failures go to Config.ErrorHandler.
+// without minting (the host script probes with it before it reloads a
+// frame). Cross-site requests (Sec-Fetch-Site: cross-site) are refused
+// with 403, so another site cannot mint sessions for a signed-in viewer.
+// A viewer who is not logged in is answered 401, or, for a top-level
+// navigation, sent to Config.LoginURL when one is set. Every answer
+// carries Cache-Control: no-store and Referrer-Policy: no-referrer;
+// failures go to Config.ErrorHandler.
 func (k *Kit) FrameHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := w.Header()
-		h.Set("Cache-Control", "no-store")
-		h.Set("Referrer-Policy", "no-referrer")
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			h.Set("Allow", "GET, HEAD")
-			k.fail(w, r, fmt.Errorf("%w: %s", ErrMethod, r.Method), false)
-			return
-		}
-		if r.Header.Get("Sec-Fetch-Site") == "cross-site" {
-			k.log.LogAttrs(r.Context(), slog.LevelWarn, "embedkit: cross-site frame request refused")
-			k.fail(w, r, ErrCrossSite, false)
-			return
-		}
 		ref, ok := strings.CutPrefix(r.URL.Path, k.framePrefix)
 		name, t, found := k.resolve(ref)
 		if !ok || !found {
-			k.fail(w, r, ErrUnknownTarget, false)
-			return
-		}
-		if r.Method == http.MethodHead {
-			if _, err := k.viewer(r); err != nil {
-				k.failViewer(w, r, err)
-				return
+			if k.frameRequestOK(w, r) {
+				k.fail(w, r, ErrUnknownTarget, false)
 			}
-			w.WriteHeader(http.StatusOK)
 			return
 		}
-		q := r.URL.Query()
-		f, err := k.mint(w, r, name, t, q.Get("locale"), q.Get("timezone"))
+		k.serveFrame(w, r, name, t)
+	})
+}
+
+// FrameFunc returns a frame handler whose target the host's own code
+// chooses for each request, after the kit has read the viewer: mount it
+// at a route of the host, check there that the viewer may see what the
+// route names, and scope the embed to it, for example
+//
+//	mux.Handle("GET /projects/{id}/analytics/frame", kit.FrameFunc(
+//		func(r *http.Request, v *middleware.Viewer) (middleware.Target, error) {
+//			p, ok := projects.Visible(v, r.PathValue("id")) // the host's own check
+//			if !ok {
+//				return middleware.Target{}, middleware.ErrUnknownTarget // 404
+//			}
+//			t := salesTarget // a Target value: this copy is the request's own
+//			t.SecurityContext = map[string]any{"project": p.ID}
+//			return t, nil
+//		}))
+//
+// and use that route as the iframe src. It answers like FrameHandler: a
+// GET mints and redirects, a HEAD checks the viewer and the target without
+// minting, a cross-site load is refused, a viewer who is not signed in is
+// answered before resolve runs. resolve refuses with an error wrapping
+// ErrUnknownTarget (404) or ErrDenied (403); any other error, or a target
+// that is not valid, is the host's misconfiguration (500). The browser
+// still chooses nothing: a viewer who edits the route reaches only what
+// resolve allows for that route.
+func (k *Kit) FrameFunc(resolve func(r *http.Request, v *Viewer) (Target, error)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !k.frameRequestOK(w, r) {
+			return
+		}
+		v, err := k.viewer(r)
 		if err != nil {
 			k.failViewer(w, r, err)
 			return
 		}
-		redirect(w, f.URL)
+		t, err := resolve(r, v)
+		if err == nil {
+			if cerr := t.check(); cerr != nil {
+				err = fmt.Errorf("%w: target%w", ErrMisconfigured, cerr)
+			}
+		} else if !errors.Is(err, ErrUnknownTarget) && !errors.Is(err, ErrDenied) {
+			err = fmt.Errorf("%w: FrameFunc: %w", ErrMisconfigured, err)
+		}
+		if err != nil {
+			level := slog.LevelInfo
+			if errors.Is(err, ErrMisconfigured) {
+				level = slog.LevelError
+			}
+			k.log.LogAttrs(r.Context(), level, "embedkit: frame target refused", slog.String("viewer", embedkit.Redact(v.Key())), slog.String("error", err.Error()))
+			k.fail(w, r, err, false)
+			return
+		}
+		k.serveViewerFrame(w, r, v, t.canonicalRef(), t)
 	})
+}
+
+// serveFrame is FrameHandler once the target is known.
+func (k *Kit) serveFrame(w http.ResponseWriter, r *http.Request, name string, t Target) {
+	if !k.frameRequestOK(w, r) {
+		return
+	}
+	v, err := k.viewer(r)
+	if err != nil {
+		k.failViewer(w, r, err)
+		return
+	}
+	k.serveViewerFrame(w, r, v, name, t)
+}
+
+// serveViewerFrame answers a frame load of viewer v: HEAD only says the
+// viewer and target are good, GET mints and redirects.
+func (k *Kit) serveViewerFrame(w http.ResponseWriter, r *http.Request, v *Viewer, name string, t Target) {
+	if r.Method == http.MethodHead {
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	q := r.URL.Query()
+	f, err := k.mint(w, r, v, name, t, q.Get("locale"), q.Get("timezone"))
+	if err != nil {
+		k.failViewer(w, r, err)
+		return
+	}
+	redirect(w, f.URL)
+}
+
+// frameRequestOK sets the headers every frame answer carries and refuses,
+// through the ErrorHandler, a method other than GET and HEAD and a
+// cross-site load. It reports whether the request may go on.
+func (k *Kit) frameRequestOK(w http.ResponseWriter, r *http.Request) bool {
+	h := w.Header()
+	h.Set("Cache-Control", "no-store")
+	h.Set("Referrer-Policy", "no-referrer")
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		h.Set("Allow", "GET, HEAD")
+		k.fail(w, r, fmt.Errorf("%w: %s", ErrMethod, r.Method), false)
+		return false
+	}
+	if r.Header.Get("Sec-Fetch-Site") == "cross-site" {
+		k.log.LogAttrs(r.Context(), slog.LevelWarn, "embedkit: cross-site frame request refused")
+		k.fail(w, r, ErrCrossSite, false)
+		return false
+	}
+	return true
 }
 
 // redirect answers 303 See Other to u with no body. http.Redirect would
@@ -234,14 +326,28 @@ func redirect(w http.ResponseWriter, u string) {
 }
 
 // failViewer answers a frame failure, sending a viewer who is not logged
-// in to the login URL when one is configured, unless the request loads an
-// iframe, where a sign-in page could not be shown.
+// in to the login URL when one is configured and the request is a
+// top-level navigation. An iframe load gets 401 (sign-in pages refuse to
+// be framed), and so does a script's request such as the host script's
+// HEAD probe, which must learn that the viewer signed out rather than
+// follow a redirect to a page it cannot use.
 func (k *Kit) failViewer(w http.ResponseWriter, r *http.Request, err error) {
-	if errors.Is(err, ErrNoViewer) && k.loginURL != "" && r.Header.Get("Sec-Fetch-Dest") != "iframe" {
+	if errors.Is(err, ErrNoViewer) && k.loginURL != "" && topLevelNavigation(r) {
 		http.Redirect(w, r, k.loginRedirect(r), http.StatusSeeOther)
 		return
 	}
 	k.fail(w, r, err, false)
+}
+
+// topLevelNavigation reports whether r loads a whole page: by its fetch
+// metadata, or, from a browser that sends none, unless it says it loads an
+// iframe.
+func topLevelNavigation(r *http.Request) bool {
+	dest := r.Header.Get("Sec-Fetch-Dest")
+	if mode := r.Header.Get("Sec-Fetch-Mode"); mode != "" {
+		return mode == "navigate" && dest != "iframe" && dest != "frame"
+	}
+	return dest != "iframe"
 }
 
 // loginRedirect returns LoginURL with the same-origin return path of r.

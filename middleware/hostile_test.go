@@ -80,7 +80,7 @@ func newHostileKit(t *testing.T, identity middleware.Identity, edit func(*middle
 			AllowedAttributes: []string{"region"},
 			// The host maps one claim of its identity provider into the
 			// security context, as hosts do.
-			SecurityContextFunc: func(v *middleware.Viewer) (map[string]any, error) {
+			SecurityContextFunc: func(_ *http.Request, v *middleware.Viewer) (map[string]any, error) {
 				if sc, ok := v.Attributes["scope"]; ok {
 					return map[string]any{"scope": sc}, nil
 				}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/http"
 	"net/mail"
 	"net/url"
 	"regexp"
@@ -34,7 +35,14 @@ var tenantPattern = regexp.MustCompile(`^[a-z][a-z0-9-]{0,34}[a-z0-9]$`)
 // the conservative choice.
 //
 // Nothing a browser sends reaches the request: the Viewer comes from the
-// Identity, the Target from the host's registry.
+// Identity, the Target from the host's registry or the host's own handler
+// (Kit.FrameFunc).
+//
+// The hooks receive the request being served, so an embed can be scoped by
+// the host's own route (r.PathValue("project")) or request context. Read
+// from r only what the host's own code put there or checked: the route a
+// handler authorized, values its middleware stored in the context. A query
+// parameter or header is the browser's choice, never a scope.
 type Policy struct {
 	// DeploymentID is the deployment every session is for. Required.
 	DeploymentID int64
@@ -72,17 +80,19 @@ type Policy struct {
 	CreatorTenants []string
 	// TenantGroups, when set, names the embed-tenant groups a creator-mode
 	// viewer is put in (shown in the creator-mode UI for sharing).
-	TenantGroups func(v *Viewer) []string
+	TenantGroups func(r *http.Request, v *Viewer) []string
 	// DefineTenantGroups also sends a definition for each of those groups,
 	// so the platform creates any that are missing.
 	DefineTenantGroups bool
 
 	// SecurityContext is passed to the platform's data queries for every
-	// viewer.
+	// viewer. A Target's SecurityContext adds keys over it.
 	SecurityContext map[string]any
-	// SecurityContextFunc, when set, adds viewer-specific keys over
-	// SecurityContext. An error fails the mint as ErrMisconfigured.
-	SecurityContextFunc func(v *Viewer) (map[string]any, error)
+	// SecurityContextFunc, when set, adds viewer- and request-specific
+	// keys over SecurityContext and the Target's. An error fails the mint
+	// as ErrMisconfigured; an error wrapping ErrDenied refuses the viewer
+	// (403).
+	SecurityContextFunc func(r *http.Request, v *Viewer) (map[string]any, error)
 
 	// OmitEmail leaves the viewer's email out of the request. An email
 	// that is not a bare address is always left out.
@@ -104,7 +114,7 @@ type Policy struct {
 	// Customize, when set, runs last and may change the request. An error
 	// wrapping ErrDenied refuses the viewer (403); any other error is a
 	// misconfiguration (500).
-	Customize func(v *Viewer, t Target, req *embedkit.GenerateSessionRequest) error
+	Customize func(r *http.Request, v *Viewer, t Target, req *embedkit.GenerateSessionRequest) error
 }
 
 // check reports the first thing wrong with the static part of p.
@@ -123,11 +133,13 @@ func (p *Policy) check() error {
 	return nil
 }
 
-// Request builds the generate-session request for viewer v and target t
-// and validates it. Errors wrap ErrDenied (the viewer may not have this
-// target) or ErrMisconfigured (the host's setup produced an invalid
-// request); the request is never sent by Request itself.
-func (p *Policy) Request(v *Viewer, t Target) (*embedkit.GenerateSessionRequest, error) {
+// Request builds the generate-session request for viewer v and target t,
+// in answer to r, and validates it. r is handed to the hooks; it may be
+// nil outside a request, and the hooks then get nil. Errors wrap ErrDenied
+// (the viewer may not have this target) or ErrMisconfigured (the host's
+// setup produced an invalid request); the request is never sent by
+// Request itself.
+func (p *Policy) Request(r *http.Request, v *Viewer, t Target) (*embedkit.GenerateSessionRequest, error) {
 	if v == nil {
 		return nil, fmt.Errorf("%w: no viewer", ErrMisconfigured)
 	}
@@ -171,7 +183,7 @@ func (p *Policy) Request(v *Viewer, t Target) (*embedkit.GenerateSessionRequest,
 		on := true
 		req.CreatorMode = &on
 		if p.TenantGroups != nil {
-			names := dedupe(p.TenantGroups(v))
+			names := dedupe(p.TenantGroups(r, v))
 			req.TenantGroups = names
 			if p.DefineTenantGroups {
 				for _, n := range names {
@@ -181,7 +193,7 @@ func (p *Policy) Request(v *Viewer, t Target) (*embedkit.GenerateSessionRequest,
 		}
 	}
 
-	sc, err := p.securityContext(v)
+	sc, err := p.securityContext(r, v, t)
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +205,7 @@ func (p *Policy) Request(v *Viewer, t Target) (*embedkit.GenerateSessionRequest,
 	}
 
 	if p.Customize != nil {
-		if err := p.Customize(v, t, req); err != nil {
+		if err := p.Customize(r, v, t, req); err != nil {
 			if errors.Is(err, ErrDenied) {
 				return nil, err
 			}
@@ -243,22 +255,28 @@ func (p *Policy) attributes(attrs map[string]any) []embedkit.UserAttributeInput 
 	return out
 }
 
-// securityContext merges the static and the per-viewer security context
-// into a fresh map, or nil when both are empty.
-func (p *Policy) securityContext(v *Viewer) (map[string]any, error) {
+// securityContext merges the Policy's, the Target's and the per-request
+// security context, later keys winning, into a fresh map, or nil when all
+// are empty.
+func (p *Policy) securityContext(r *http.Request, v *Viewer, t Target) (map[string]any, error) {
 	var extra map[string]any
 	if p.SecurityContextFunc != nil {
 		var err error
-		extra, err = p.SecurityContextFunc(v)
-		if err != nil {
+		extra, err = p.SecurityContextFunc(r, v)
+		switch {
+		case errors.Is(err, ErrDenied):
+			return nil, err
+		case err != nil:
 			return nil, fmt.Errorf("%w: Policy.SecurityContextFunc: %w", ErrMisconfigured, err)
 		}
 	}
-	if len(p.SecurityContext) == 0 && len(extra) == 0 {
+	n := len(p.SecurityContext) + len(t.SecurityContext) + len(extra)
+	if n == 0 {
 		return nil, nil
 	}
-	sc := make(map[string]any, len(p.SecurityContext)+len(extra))
+	sc := make(map[string]any, n)
 	maps.Copy(sc, p.SecurityContext)
+	maps.Copy(sc, t.SecurityContext)
 	maps.Copy(sc, extra)
 	return sc, nil
 }

@@ -2,6 +2,7 @@ package middleware
 
 import (
 	"errors"
+	"net/http"
 	"reflect"
 	"slices"
 	"testing"
@@ -27,7 +28,7 @@ func TestPolicyGroups(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.policy.DeploymentID = 1
-			req, err := tt.policy.Request(&Viewer{Subject: "u1", Groups: tt.groups}, Target{Kind: KindDashboard, PublicID: "d"})
+			req, err := tt.policy.Request(nil, &Viewer{Subject: "u1", Groups: tt.groups}, Target{Kind: KindDashboard, PublicID: "d"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -38,7 +39,7 @@ func TestPolicyGroups(t *testing.T) {
 	}
 	t.Run("keep platform groups omits the field", func(t *testing.T) {
 		p := Policy{DeploymentID: 1, KeepPlatformGroups: true}
-		req, err := p.Request(&Viewer{Subject: "u1", Groups: []string{"sales"}}, Target{Kind: KindChat})
+		req, err := p.Request(nil, &Viewer{Subject: "u1", Groups: []string{"sales"}}, Target{Kind: KindChat})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,16 +59,18 @@ func TestPolicyRequest(t *testing.T) {
 		Tenant:      "Acme",
 	}
 	p := Policy{
-		DeploymentID:        7,
-		AllowedAttributes:   []string{"region", "level"},
-		SecurityContext:     map[string]any{"app": "crm"},
-		SecurityContextFunc: func(v *Viewer) (map[string]any, error) { return map[string]any{"user": v.Subject}, nil },
-		Settings:            &embedkit.EmbedSessionSettings{AllowAI: new(false), ShowMemberNames: new(false)},
-		Theme:               &embedkit.EmbedTheme{PrimaryColor: "#123456"},
-		BranchName:          "feature-x",
+		DeploymentID:      7,
+		AllowedAttributes: []string{"region", "level"},
+		SecurityContext:   map[string]any{"app": "crm"},
+		SecurityContextFunc: func(_ *http.Request, v *Viewer) (map[string]any, error) {
+			return map[string]any{"user": v.Subject}, nil
+		},
+		Settings:   &embedkit.EmbedSessionSettings{AllowAI: new(false), ShowMemberNames: new(false)},
+		Theme:      &embedkit.EmbedTheme{PrimaryColor: "#123456"},
+		BranchName: "feature-x",
 	}
 	tgt := Target{Kind: KindDashboard, PublicID: "d", Settings: &embedkit.EmbedSessionSettings{AllowAI: new(true), Locale: new("de-DE")}}
-	req, err := p.Request(v, tgt)
+	req, err := p.Request(nil, v, tgt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +106,7 @@ func TestPolicyRequest(t *testing.T) {
 
 func TestPolicyDropsMalformedProfileData(t *testing.T) {
 	p := Policy{DeploymentID: 1}
-	req, err := p.Request(&Viewer{Subject: "u", Email: "Ana <ana@example.com>", Picture: "javascript:alert(1)"}, Target{Kind: KindChat})
+	req, err := p.Request(nil, &Viewer{Subject: "u", Email: "Ana <ana@example.com>", Picture: "javascript:alert(1)"}, Target{Kind: KindChat})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +119,7 @@ func TestPolicyCreatorMode(t *testing.T) {
 	p := Policy{
 		DeploymentID:       1,
 		CreatorTenants:     []string{"acme"},
-		TenantGroups:       func(v *Viewer) []string { return []string{"editors", "editors", "viewers"} },
+		TenantGroups:       func(_ *http.Request, v *Viewer) []string { return []string{"editors", "editors", "viewers"} },
 		DefineTenantGroups: true,
 	}
 	tests := []struct {
@@ -135,7 +138,7 @@ func TestPolicyCreatorMode(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			req, err := p.Request(&tt.viewer, tt.target)
+			req, err := p.Request(nil, &tt.viewer, tt.target)
 			if !errors.Is(err, tt.wantErr) || (tt.wantErr == nil && err != nil) {
 				t.Fatalf("err = %v, want %v", err, tt.wantErr)
 			}
@@ -166,19 +169,19 @@ func TestPolicyErrors(t *testing.T) {
 		wantErr error
 	}{
 		{"invalid tenant", Policy{DeploymentID: 1}, Viewer{Subject: "u", Tenant: "9 bad tenant"}, ErrMisconfigured},
-		{"security context func fails", Policy{DeploymentID: 1, SecurityContextFunc: func(*Viewer) (map[string]any, error) { return nil, boom }}, Viewer{Subject: "u"}, boom},
-		{"customize denies", Policy{DeploymentID: 1, Customize: func(*Viewer, Target, *embedkit.GenerateSessionRequest) error {
+		{"security context func fails", Policy{DeploymentID: 1, SecurityContextFunc: func(*http.Request, *Viewer) (map[string]any, error) { return nil, boom }}, Viewer{Subject: "u"}, boom},
+		{"customize denies", Policy{DeploymentID: 1, Customize: func(*http.Request, *Viewer, Target, *embedkit.GenerateSessionRequest) error {
 			return ErrDenied
 		}}, Viewer{Subject: "u"}, ErrDenied},
-		{"customize fails", Policy{DeploymentID: 1, Customize: func(*Viewer, Target, *embedkit.GenerateSessionRequest) error { return boom }}, Viewer{Subject: "u"}, ErrMisconfigured},
-		{"validation fails before the wire", Policy{DeploymentID: 1, Customize: func(_ *Viewer, _ Target, r *embedkit.GenerateSessionRequest) error {
+		{"customize fails", Policy{DeploymentID: 1, Customize: func(*http.Request, *Viewer, Target, *embedkit.GenerateSessionRequest) error { return boom }}, Viewer{Subject: "u"}, ErrMisconfigured},
+		{"validation fails before the wire", Policy{DeploymentID: 1, Customize: func(_ *http.Request, _ *Viewer, _ Target, r *embedkit.GenerateSessionRequest) error {
 			r.TenantGroups = []string{"x"} // needs creator mode
 			return nil
 		}}, Viewer{Subject: "u"}, embedkit.ErrInvalidRequest},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := tt.policy.Request(&tt.viewer, Target{Kind: KindChat})
+			_, err := tt.policy.Request(nil, &tt.viewer, Target{Kind: KindChat})
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("err = %v, want %v", err, tt.wantErr)
 			}

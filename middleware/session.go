@@ -67,7 +67,12 @@ func (k *Kit) SessionHandler() http.Handler {
 			k.fail(w, r, ErrUnknownTarget, true)
 			return
 		}
-		f, err := k.mint(w, r, name, t, body.Locale, body.Timezone)
+		v, err := k.viewer(r)
+		if err != nil {
+			k.fail(w, r, err, true)
+			return
+		}
+		f, err := k.mint(w, r, v, name, t, body.Locale, body.Timezone)
 		if err != nil {
 			k.fail(w, r, err, true)
 			return

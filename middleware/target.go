@@ -42,6 +42,19 @@ type Target struct {
 
 	// Chrome sets the URL switches of the embedded page.
 	Chrome Chrome
+	// Controls preset the dashboard's filters, time grains and member
+	// switchers in the iframe URL (f_, tg_ and ms_ parameters;
+	// KindDashboard only). They are what the viewer sees first and can
+	// change: viewer-side controls, not security. Keep rows a viewer must
+	// not see out with SecurityContext.
+	Controls embedkit.DashboardControls
+
+	// SecurityContext adds keys over the Policy's SecurityContext for
+	// this embed; Policy.SecurityContextFunc adds over both. It is signed
+	// into the session, so the platform's row-level security applies it.
+	// A host handler that scopes an embed by its own route (Kit.FrameFunc)
+	// sets it here, after its own authorization check.
+	SecurityContext map[string]any
 
 	// Settings override the Policy's Settings key by key: a non-nil field
 	// here wins. They are signed into the embed token.
@@ -137,7 +150,32 @@ func (t Target) check() error {
 			return fmt.Errorf(".Chrome switch %s applies to %s targets only", s.param, s.kind)
 		}
 	}
+	if !t.Controls.IsZero() {
+		if t.Kind != KindDashboard {
+			return fmt.Errorf(".Controls apply to %s targets only", KindDashboard)
+		}
+		var ve *embedkit.ValidationError
+		if err := t.Controls.Validate(); errors.As(err, &ve) {
+			first := ve.Problems[0]
+			return fmt.Errorf(".Controls.%s %s", first.Field, first.Rule)
+		}
+	}
 	return nil
+}
+
+// query returns the parameters of t's iframe URL that do not change from
+// one load to the next: the chrome switches and the control presets.
+func (t Target) query() (url.Values, error) {
+	q := url.Values{}
+	for _, s := range t.Chrome.switches() {
+		if s.on {
+			q.Set(s.param, s.value)
+		}
+	}
+	if err := t.Controls.AddTo(q); err != nil {
+		return nil, fmt.Errorf("target.Controls: %w", err)
+	}
+	return q, nil
 }
 
 // canonicalRef is the frame path of t below the frame prefix.
@@ -148,14 +186,13 @@ func (t Target) canonicalRef() string {
 	return string(t.Kind)
 }
 
-// iframeURL returns the platform URL that loads t with sessionID.
-// locale, timeZone and parent (the host page's origin, sent as
-// parentOrigin) are left out when empty.
-func (k *Kit) iframeURL(t Target, sessionID, locale, timeZone, parent string) string {
+// iframeURL returns the platform URL that loads t with sessionID. q holds
+// t.query(), and is changed. locale, timeZone and parent (the host page's
+// origin, sent as parentOrigin) are left out when empty.
+func (k *Kit) iframeURL(t Target, q url.Values, sessionID, locale, timeZone, parent string) string {
 	u := *k.platformURL
 	base := u.Path
 	dep := strconv.FormatInt(k.policy.DeploymentID, 10)
-	q := url.Values{}
 	switch t.Kind {
 	case KindDashboard:
 		if t.DeploymentPath {
@@ -179,11 +216,6 @@ func (k *Kit) iframeURL(t Target, sessionID, locale, timeZone, parent string) st
 	}
 	if parent != "" {
 		q.Set("parentOrigin", parent)
-	}
-	for _, s := range t.Chrome.switches() {
-		if s.on {
-			q.Set(s.param, s.value)
-		}
 	}
 	u.RawQuery = q.Encode()
 	return u.String()

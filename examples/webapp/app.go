@@ -39,6 +39,7 @@ const (
 	BackChannelLogoutPath = "/backchannel-logout"
 	SettingsPath          = "/settings"
 	HostScriptPath        = "/embed/host.js"
+	HostScriptTypesPath   = "/embed/host.d.ts"
 )
 
 // maxRequestBody bounds every request body the app reads.
@@ -63,6 +64,7 @@ type App struct {
 	revocations *gorillasession.MemoryRevocations
 	mapping     oidcclaims.Mapping
 	dashboards  []Dashboard
+	projects    []Project
 	byID        map[string]Dashboard
 	csrfKey     []byte
 	cop         *http.CrossOriginProtection
@@ -85,6 +87,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		log:        cfg.Logger,
 		now:        cfg.Now,
 		dashboards: cfg.Dashboards,
+		projects:   cfg.Projects,
 		byID:       make(map[string]Dashboard, len(cfg.Dashboards)),
 		cop:        http.NewCrossOriginProtection(),
 		done:       make(chan struct{}),
@@ -219,7 +222,7 @@ func (a *App) policy() middleware.Policy {
 
 // defineTenantAttributes defines the attributes a creator-mode session
 // sends in its embed tenant's own catalog, which starts empty.
-func defineTenantAttributes(_ *middleware.Viewer, _ middleware.Target, req *embedkit.GenerateSessionRequest) error {
+func defineTenantAttributes(_ *http.Request, _ *middleware.Viewer, _ middleware.Target, req *embedkit.GenerateSessionRequest) error {
 	if req.CreatorMode == nil || !*req.CreatorMode {
 		return nil
 	}
@@ -232,6 +235,10 @@ func defineTenantAttributes(_ *middleware.Viewer, _ middleware.Target, req *embe
 	return nil
 }
 
+// dashboardChrome is how the app shows every dashboard: without the
+// platform's edit and duplicate buttons, with downloads allowed.
+var dashboardChrome = middleware.Chrome{HideDashboardEditButton: true, HideDashboardDuplicateButton: true, AllowExport: true}
+
 // targets registers one target per dashboard and the creator-mode app.
 // Dashboards are addressed by their canonical frame path
 // ("dashboard/{publicId}"), so their names only need to be unique.
@@ -241,7 +248,7 @@ func (a *App) targets() map[string]middleware.Target {
 		ts[fmt.Sprintf("dashboard-%d", i+1)] = middleware.Target{
 			Kind:     middleware.KindDashboard,
 			PublicID: d.PublicID,
-			Chrome:   middleware.Chrome{HideDashboardEditButton: true, HideDashboardDuplicateButton: true},
+			Chrome:   dashboardChrome,
 			Settings: &embedkit.EmbedSessionSettings{ShowDashboardChat: new(false)},
 		}
 	}
@@ -265,6 +272,9 @@ func (a *App) routes() http.Handler {
 	mux.HandleFunc("GET /dashboards", a.dashboardList)
 	mux.HandleFunc("GET /dashboards/{publicId}", a.dashboardPage)
 	mux.HandleFunc("GET /creator", a.creator)
+	mux.HandleFunc("GET /projects", a.projectList)
+	mux.HandleFunc("GET /projects/{id}", a.projectPage)
+	mux.Handle("GET "+projectFramePath("{id}"), a.kit.FrameFunc(a.projectFrame))
 	mux.HandleFunc(SettingsPath, a.settings)
 	mux.Handle(middleware.DefaultFramePrefix, a.kit.FrameHandler())
 	mux.Handle(middleware.DefaultSessionPath, a.kit.SessionHandler())
