@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/embedkit/embedkit/adapters/memstore"
@@ -184,4 +185,59 @@ func ExampleSecurityHeaders() {
 	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/", nil))
 	fmt.Fprintln(os.Stdout, w.Header().Get("Content-Security-Policy"))
 	// Output: script-src 'self' https://cdn.example.com; default-src 'self'; frame-src 'self' https://acme.example.com; frame-ancestors 'self'
+}
+
+// An embed scoped by the host's own route: the host's check decides which
+// projects the viewer may open, and the project is signed into the
+// session's security context. Editing the route reaches nothing the check
+// does not allow.
+func ExampleKit_FrameFunc() {
+	platformURL, client, stop := startPlatform()
+	defer stop()
+	kit, err := middleware.New(middleware.Config{
+		Platform:    client,
+		Identity:    hostSession,
+		Store:       memstore.New(),
+		Policy:      middleware.Policy{DeploymentID: 1, AllowedGroups: []string{"sales", "emea"}},
+		PlatformURL: platformURL,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	members := map[string][]string{"ana": {"42"}} // the host's own data
+	mux := http.NewServeMux()
+	mux.Handle("GET /projects/{id}/analytics/frame", kit.FrameFunc(
+		func(r *http.Request, v *middleware.Viewer) (middleware.Target, error) {
+			id := r.PathValue("id")
+			if !slices.Contains(members[v.Subject], id) {
+				return middleware.Target{}, middleware.ErrUnknownTarget
+			}
+			return middleware.Target{
+				Kind:            middleware.KindDashboard,
+				PublicID:        "sales-overview",
+				SecurityContext: map[string]any{"project": id},
+				// What the viewer sees first; they may change it. Not security.
+				Controls: embedkit.DashboardControls{
+					Filters: []embedkit.DashboardFilter{{Member: "sales.region", Value: "EMEA"}},
+				},
+			}, nil
+		}))
+	host := httptest.NewServer(mux)
+	defer host.Close()
+
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, project := range []string{"42", "43"} {
+		req, _ := http.NewRequest(http.MethodGet, host.URL+"/projects/"+project+"/analytics/frame", nil)
+		req.Header.Set("X-Demo-User", "ana")
+		resp, err := noFollow.Do(req)
+		if err != nil {
+			log.Fatal(err)
+		}
+		resp.Body.Close()
+		loc, _ := url.Parse(resp.Header.Get("Location"))
+		fmt.Println(project, resp.StatusCode, loc.Query().Get("f_sales.region"))
+	}
+	// Output:
+	// 42 303 {"value":"EMEA"}
+	// 43 404
 }

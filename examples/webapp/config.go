@@ -42,14 +42,39 @@ type Dashboard struct {
 	Title string
 	// Description is shown on the list; empty shows none.
 	Description string
+	// Filters are the live filters offered above the dashboard; each must
+	// name a filter control the dashboard has. Empty shows no filter bar.
+	Filters []FilterChoice
+}
+
+// FilterChoice is one live filter of a dashboard page: a select whose
+// choices set the dashboard's filter control on Member.
+type FilterChoice struct {
+	// Member is the filtered dimension, "view.dimension".
+	Member string
+	// Label is the select's label.
+	Label string
+	// Values are the choices, value and label; the page adds an "All"
+	// choice that clears the filter.
+	Values [][2]string
+}
+
+// demoFilters are the filters of the demo fixture's dashboards, whose
+// controls are a region and a month filter.
+var demoFilters = []FilterChoice{
+	{Member: "sales.region", Label: "Region", Values: [][2]string{{"EMEA", "EMEA"}, {"AMER", "AMER"}, {"APAC", "APAC"}}},
+	{Member: "sales.month", Label: "Month", Values: [][2]string{
+		{"2025-01", "January 2025"}, {"2025-02", "February 2025"}, {"2025-03", "March 2025"},
+		{"2025-04", "April 2025"}, {"2025-05", "May 2025"}, {"2025-06", "June 2025"},
+	}},
 }
 
 // DemoDashboards are the dashboards of the built-in demo fixture, offered
 // when Config.Dashboards is empty.
 func DemoDashboards() []Dashboard {
 	return []Dashboard{
-		{PublicID: "sales-overview", Title: "Sales overview", Description: "Revenue, invoices paid and the pipeline, by month."},
-		{PublicID: "regional-performance", Title: "Regional performance", Description: "How each region is doing against its targets."},
+		{PublicID: "sales-overview", Title: "Sales overview", Description: "Revenue, invoices paid and the pipeline, by month.", Filters: demoFilters},
+		{PublicID: "regional-performance", Title: "Regional performance", Description: "How each region is doing against its targets.", Filters: demoFilters},
 	}
 }
 
@@ -82,6 +107,10 @@ type Config struct {
 	DeploymentID int64
 	// Dashboards are the dashboards offered. Empty means DemoDashboards.
 	Dashboards []Dashboard
+	// Projects are the projects whose pages embed a dashboard scoped to
+	// the project. nil means DemoProjects when the dashboards are the
+	// demo's, and none otherwise; an empty non-nil list offers none.
+	Projects []Project
 
 	// OIDCIssuer, OIDCClientID and OIDCClientSecret are the app's
 	// registration at its OpenID provider.
@@ -293,6 +322,19 @@ func (c *Config) check() error {
 	}
 	if len(c.Dashboards) == 0 {
 		c.Dashboards = DemoDashboards()
+		if c.Projects == nil {
+			c.Projects = DemoProjects()
+		}
+	}
+	projectIDs := map[string]bool{}
+	for i, p := range c.Projects {
+		if !middleware.PublicIDPattern.MatchString(p.ID) || !middleware.PublicIDPattern.MatchString(p.Dashboard) {
+			return fmt.Errorf("webapp: Config.Projects[%d]: ID %q and Dashboard %q must match %s", i, p.ID, p.Dashboard, middleware.PublicIDPattern)
+		}
+		if projectIDs[p.ID] {
+			return fmt.Errorf("webapp: Config.Projects[%d].ID %q is listed twice", i, p.ID)
+		}
+		projectIDs[p.ID] = true
 	}
 	ids := map[string]bool{}
 	for i, d := range c.Dashboards {

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"reflect"
 	"regexp"
 	"strings"
 	"sync"
@@ -871,7 +872,7 @@ func TestConfigFromEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.PlatformURL != "https://acme.example.com" || c.APIKey != "ek_live_secret_value" || c.DeploymentID != 7 ||
-		len(c.Dashboards) != 2 || c.Dashboards[1] != (Dashboard{PublicID: "ops", Title: "Operations"}) ||
+		len(c.Dashboards) != 2 || !reflect.DeepEqual(c.Dashboards[1], Dashboard{PublicID: "ops", Title: "Operations"}) ||
 		c.OIDCIssuer != "https://id.example.com" || c.OIDCClientID != "ledgerly" || c.OIDCClientSecret != "client-secret-value" ||
 		len(c.SessionKeys) != 2 || c.RedisAddr != "127.0.0.1:6379" {
 		t.Errorf("ConfigFromEnv(full) = %+v", c)

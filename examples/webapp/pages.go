@@ -85,7 +85,9 @@ func (a *App) dashboardPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ref := "dashboard/" + d.PublicID
-	a.render(w, r, http.StatusOK, templates.DashboardView(a.page(r, v, d.Title, "dashboards"), a.embedView(r, v, d.Title, ref)))
+	view := a.embedView(r, v, d.Title, ref)
+	view.Filters = filterSelects(d.Filters)
+	a.render(w, r, http.StatusOK, templates.DashboardView(a.page(r, v, d.Title, "dashboards"), view))
 }
 
 // creator shows the creator-mode workspace to viewers allowed it.
@@ -114,7 +116,22 @@ func (a *App) embedView(r *http.Request, v *middleware.Viewer, title, ref string
 		PlatformOrigin: a.kit.PlatformOrigin(),
 		HostScriptURL:  HostScriptPath,
 		Settings:       a.settingsPanel(r, v),
+		EventLog:       true,
 	}
+}
+
+// filterSelects are the filter bar's selects for a dashboard's filters,
+// each led by a choice that clears it.
+func filterSelects(filters []FilterChoice) []templates.FilterSelect {
+	out := make([]templates.FilterSelect, len(filters))
+	for i, f := range filters {
+		opts := []templates.Option{{Value: "", Label: "All"}}
+		for _, v := range f.Values {
+			opts = append(opts, templates.Option{Value: v[0], Label: v[1]})
+		}
+		out[i] = templates.FilterSelect{Member: f.Member, Label: f.Label, Options: opts}
+	}
+	return out
 }
 
 // refererPath is the same-origin path of the page that made r (the page

@@ -3,9 +3,13 @@
 //   - applies display settings to the embedded dashboards as soon as they
 //     change (through window.embedkit, defined by the kit's host script)
 //     and saves them in the background;
-//   - shows the embed's state in #embed-status from the "embedkit:ready"
-//     and "embedkit:session-ended" events the host script dispatches on
-//     the iframe;
+//   - shows the embed's state in #embed-status from the embedkit:* events
+//     the host script dispatches on the iframe (ready, session-renewed,
+//     renew-failed, a fatal error, session-ended);
+//   - sends the filter bar's choices to the embed as live filters
+//     (embedkit.frame(iframe).setFilter) and its refresh button as a
+//     refresh;
+//   - lists the embed's events in #event-log as they happen;
 //   - closes the header menus on an outside click or Escape.
 (function () {
   "use strict";
@@ -111,17 +115,123 @@
 
   var slowTimer = 0;
 
-  document.addEventListener("embedkit:ready", function (event) {
-    if (!isEmbed(event.target)) return;
-    clearTimeout(slowTimer);
-    setEmbedStatus("live", ["Live"]);
-  });
+  function onEmbed(name, fn) {
+    document.addEventListener("embedkit:" + name, function (event) {
+      if (!isEmbed(event.target)) return;
+      clearTimeout(slowTimer);
+      fn(event.detail || {}, event.target);
+    });
+  }
 
-  document.addEventListener("embedkit:session-ended", function (event) {
-    if (!isEmbed(event.target)) return;
-    clearTimeout(slowTimer);
+  onEmbed("ready", function () { setEmbedStatus("live", ["Live"]); });
+  onEmbed("session-renewed", function () { setEmbedStatus("live", ["Live"]); });
+  onEmbed("renew-failed", function (d) {
+    var p = d.payload || {};
+    if (p.retryInMs === null || p.retryInMs === undefined) {
+      setEmbedStatus("error", ["The dashboard could not be reconnected — reload the page."]);
+    } else {
+      setEmbedStatus("slow", ["Reconnecting…"]);
+    }
+  });
+  onEmbed("error", function (d) {
+    var p = d.payload || {};
+    if (p.fatal === true) {
+      setEmbedStatus(p.context === "embed-render" ? "error" : "slow",
+        [p.context === "embed-render" ? "The dashboard could not be shown." : "Reconnecting…"]);
+    }
+  });
+  onEmbed("session-ended", function () {
     setEmbedStatus("ended", ["Session ended — ", signInLink()]);
   });
+
+  // ---- filter bar ---------------------------------------------------------
+
+  // frameHandle is the host script's handle of the page's embed, or null
+  // when the host script is not loaded.
+  function frameHandle() {
+    var api = window.embedkit;
+    var el = document.getElementById("embed-frame");
+    if (!api || typeof api.frame !== "function" || !el) return null;
+    try {
+      return api.frame(el);
+    } catch (e) {
+      return null;
+    }
+  }
+
+  function initFilterBar(bar) {
+    bar.addEventListener("change", function (event) {
+      var field = event.target;
+      var member = field && field.getAttribute && field.getAttribute("data-embedkit-filter");
+      var handle = frameHandle();
+      if (!member || !handle) return;
+      handle.setFilter(member, field.value === "" ? null : field.value);
+    });
+    var refresh = document.getElementById("embed-refresh");
+    if (refresh) {
+      refresh.addEventListener("click", function () {
+        var handle = frameHandle();
+        if (handle) handle.refresh();
+      });
+    }
+  }
+
+  // ---- event log ----------------------------------------------------------
+
+  var LOGGED = ["ready", "view", "navigate", "dashboard-loaded", "download", "drilldown",
+    "ai-query", "error", "session-renewed", "session-ended", "renew-failed"];
+  var MAX_LOG = 50;
+
+  // summary is one line about an event's payload: its documented fields,
+  // never more than a short text.
+  function summary(name, p) {
+    p = p || {};
+    switch (name) {
+      case "view":
+      case "navigate":
+        return p.path || "";
+      case "dashboard-loaded":
+        return (p.widgetCount !== undefined ? p.widgetCount + " widgets" : "") +
+          (p.loadDurationMs !== undefined ? " in " + Math.round(p.loadDurationMs) + " ms" : "");
+      case "download":
+        return (p.format || "") + " of " + (p.title || p.target || "") +
+          (p.rowCount !== undefined ? " (" + p.rowCount + " rows)" : "");
+      case "drilldown":
+        return (p.member || "") + " = " + (p.value === undefined ? "" : String(p.value));
+      case "ai-query":
+        return (p.status || "") + ": " + (p.query || "");
+      case "error":
+        return (p.fatal ? "fatal: " : "") + (p.message || "");
+      case "renew-failed":
+        return p.message || "";
+      default:
+        return "";
+    }
+  }
+
+  function initEventLog(list) {
+    LOGGED.forEach(function (name) {
+      onEmbed(name, function (detail) {
+        var li = document.createElement("li");
+        li.className = "event-log-item";
+        li.setAttribute("data-event", name);
+        var when = document.createElement("time");
+        when.textContent = new Date().toLocaleTimeString();
+        var what = document.createElement("strong");
+        what.textContent = name;
+        li.appendChild(when);
+        li.appendChild(document.createTextNode(" "));
+        li.appendChild(what);
+        var text = summary(name, detail.payload);
+        if (text) li.appendChild(document.createTextNode(" " + text));
+        list.insertBefore(li, list.firstChild);
+        while (list.children.length > MAX_LOG) list.removeChild(list.lastChild);
+      });
+    });
+  }
+
+  var eventLog = document.getElementById("event-log");
+  if (eventLog) initEventLog(eventLog);
 
   // ---- header menus -------------------------------------------------------
 
@@ -150,6 +260,8 @@
   function start() {
     var form = document.getElementById("settings");
     if (form) initSettings(form);
+    var bar = document.getElementById("filter-bar");
+    if (bar) initFilterBar(bar);
     var s = statusParts();
     if (s && s.el.dataset.state === "loading") {
       slowTimer = setTimeout(function () {

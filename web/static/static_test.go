@@ -14,7 +14,7 @@ func TestHandlerServesFiles(t *testing.T) {
 		name, path, contentType, contains string
 	}{
 		{"stylesheet", "/static/app.css", "text/css; charset=utf-8", "prefers-color-scheme"},
-		{"script", "/static/app.js", "text/javascript; charset=utf-8", "embedkit:ready"},
+		{"script", "/static/app.js", "text/javascript; charset=utf-8", `"embedkit:" + name`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -70,6 +70,17 @@ func dashboardURL(publicID string) templ.SafeURL {
 	return templ.URL("/dashboards/" + url.PathEscape(publicID))
 }
 
+// filterID is the element id of the filter select for member.
+func filterID(member string) string {
+	return "filter-" + strings.NewReplacer(".", "-", "_", "-").Replace(member)
+}
+
+// projectURL is the link to one project, its id path-escaped and the
+// whole sanitised.
+func projectURL(id string) templ.SafeURL {
+	return templ.URL("/projects/" + url.PathEscape(id))
+}
+
 // hostScriptFor is v.HostScriptURL, or DefaultHostScriptURL when empty.
 func hostScriptFor(v EmbedView) string {
 	if v.HostScriptURL == "" {

@@ -94,6 +94,35 @@ type EmbedView struct {
 	HostScriptURL string
 	// Settings is the settings panel shown beside the embed.
 	Settings SettingsPanel
+	// Lead is a line under the heading; empty shows none.
+	Lead string
+	// Filters are the selects of the filter bar above the embed; empty
+	// shows no filter bar.
+	Filters []FilterSelect
+	// EventLog shows the live event log beside the embed.
+	EventLog bool
+}
+
+// FilterSelect is one select of the filter bar: it sets a dashboard
+// filter live (the host script's setFilter).
+type FilterSelect struct {
+	// Member is the filtered dashboard member, "view.dimension".
+	Member string
+	// Label is the select's label.
+	Label string
+	// Options are the choices; an option with an empty Value clears the
+	// filter.
+	Options []Option
+}
+
+// ProjectItem is one project on the projects list.
+type ProjectItem struct {
+	// ID is the project's id; its card links to /projects/{ID}.
+	ID string
+	// Name is the card heading.
+	Name string
+	// Description is the card text; empty shows none.
+	Description string
 }
 
 // DefaultHostScriptURL is the path the host script is loaded from when

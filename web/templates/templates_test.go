@@ -52,6 +52,19 @@ func embedView() EmbedView {
 	}
 }
 
+// projectView is an embed with a lead, a filter bar and the event log.
+func projectView() EmbedView {
+	v := embedView()
+	v.FrameSrc = "/projects/p1/analytics/frame"
+	v.Lead = "Figures of <p1> only."
+	v.EventLog = true
+	v.Filters = []FilterSelect{
+		{Member: "sales.region", Label: "Region", Options: []Option{{Value: "", Label: "All"}, {Value: "EMEA", Label: "EMEA"}}},
+		{Member: "sales.month", Label: "Month <m>", Options: []Option{{Value: "", Label: "All"}, {Value: "2025-01", Label: "January"}}},
+	}
+	return v
+}
+
 func settingsPanel() SettingsPanel {
 	return SettingsPanel{
 		Locale:   "fr-FR",
@@ -848,6 +861,9 @@ func TestGolden(t *testing.T) {
 	}{
 		{"home_signed_out.golden.html", Home(signedOut())},
 		{"dashboard_view.golden.html", DashboardView(signedIn(), embedView())},
+		{"project_view.golden.html", ProjectView(signedIn(), "Nordics <rollout>", projectView())},
+		{"projects.golden.html", Projects(signedIn(), []ProjectItem{{ID: "nordics/rollout", Name: "Nordics", Description: "North"}, {ID: "p2", Name: "Two"}})},
+		{"projects_empty.golden.html", Projects(signedIn(), nil)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

@@ -1,0 +1,114 @@
+package webapp
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/embedkit/embedkit/middleware"
+	"github.com/embedkit/embedkit/web/templates"
+)
+
+// Project is one of the customer projects a Ledgerly user works on. Its
+// analytics page embeds a dashboard scoped to the project: the host
+// checks that the viewer may see the project named by the route, then
+// signs the project into the embed session's security context, so the
+// platform's row-level security shows that project's figures only.
+type Project struct {
+	// ID is the project's id, the {id} of /projects/{id}.
+	ID string
+	// Name is the page heading.
+	Name string
+	// Description is shown on the list.
+	Description string
+	// Region is the sales region the project belongs to; viewers of that
+	// region (their "region" attribute) may see it.
+	Region string
+	// Dashboard is the public id of the dashboard its page embeds.
+	Dashboard string
+}
+
+// DemoProjects are the projects of the built-in demo, two per region so
+// that a viewer can see a project, and a neighbour's, side by side.
+func DemoProjects() []Project {
+	return []Project{
+		{ID: "nordics-rollout", Name: "Nordics rollout", Description: "Invoicing for the Nordic subsidiaries.", Region: "EMEA", Dashboard: "sales-overview"},
+		{ID: "iberia-pilot", Name: "Iberia pilot", Description: "The Spanish and Portuguese pilot customers.", Region: "EMEA", Dashboard: "sales-overview"},
+		{ID: "great-lakes-retail", Name: "Great Lakes retail", Description: "Retail chains around the Great Lakes.", Region: "AMER", Dashboard: "sales-overview"},
+		{ID: "andes-logistics", Name: "Andes logistics", Description: "Freight customers in the Andean countries.", Region: "AMER", Dashboard: "sales-overview"},
+		{ID: "kansai-partners", Name: "Kansai partners", Description: "Reseller partners in the Kansai region.", Region: "APAC", Dashboard: "sales-overview"},
+		{ID: "anz-services", Name: "ANZ services", Description: "Service contracts in Australia and New Zealand.", Region: "APAC", Dashboard: "sales-overview"},
+	}
+}
+
+// projectsFor returns the projects v may see, in list order.
+func (a *App) projectsFor(v *middleware.Viewer) []Project {
+	region, _ := v.Attributes["region"].(string)
+	var out []Project
+	for _, p := range a.projects {
+		if region != "" && strings.EqualFold(p.Region, region) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// visibleProject is the host's own authorization check for project
+// routes: the project named by the route, if v may see it.
+func (a *App) visibleProject(v *middleware.Viewer, id string) (Project, bool) {
+	for _, p := range a.projectsFor(v) {
+		if p.ID == id {
+			return p, true
+		}
+	}
+	return Project{}, false
+}
+
+// projectList lists the projects the viewer may open.
+func (a *App) projectList(w http.ResponseWriter, r *http.Request) {
+	v, ok := a.requireViewer(w, r)
+	if !ok {
+		return
+	}
+	var items []templates.ProjectItem
+	for _, p := range a.projectsFor(v) {
+		items = append(items, templates.ProjectItem{ID: p.ID, Name: p.Name, Description: p.Description})
+	}
+	a.render(w, r, http.StatusOK, templates.Projects(a.page(r, v, "Projects", "projects"), items))
+}
+
+// projectPage shows one project's analytics, its iframe pointing at the
+// project's own frame route (projectFrame). A project the viewer may not
+// see is not found, whether it exists or not.
+func (a *App) projectPage(w http.ResponseWriter, r *http.Request) {
+	v, ok := a.requireViewer(w, r)
+	if !ok {
+		return
+	}
+	p, found := a.visibleProject(v, r.PathValue("id"))
+	if !found {
+		a.errorPage(w, r, v, templates.ErrorFor(templates.KindNotFound))
+		return
+	}
+	view := a.embedView(r, v, p.Name, projectFramePath(p.ID))
+	view.FrameSrc = projectFramePath(p.ID)
+	view.Lead = "Figures of " + p.Name + " only: the project is signed into the embed session."
+	a.render(w, r, http.StatusOK, templates.ProjectView(a.page(r, v, p.Name, "projects"), p.Name, view))
+}
+
+// projectFramePath is the iframe src of a project's embed.
+func projectFramePath(id string) string { return "/projects/" + id + "/analytics/frame" }
+
+// projectFrame resolves the target of a project page's iframe (its
+// route is projectFramePath): after the same check as the page, the
+// project's dashboard with the project signed into the session's security
+// context. A viewer who edits the route reaches only projects the check
+// allows; any other is not found.
+func (a *App) projectFrame(r *http.Request, v *middleware.Viewer) (middleware.Target, error) {
+	p, found := a.visibleProject(v, r.PathValue("id"))
+	if !found {
+		return middleware.Target{}, middleware.ErrUnknownTarget
+	}
+	t := middleware.Target{Kind: middleware.KindDashboard, PublicID: p.Dashboard, Chrome: dashboardChrome}
+	t.SecurityContext = map[string]any{"project": p.ID}
+	return t, nil
+}
