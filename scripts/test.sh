@@ -5,8 +5,9 @@
 #
 # On a fresh Debian machine it first installs what the tests need
 # (redis-server for the Redis store, chromium for the browser tests,
-# poppler-utils to open exported PDFs, nodejs for the host script) and
-# starts a private redis-server on loopback for the run.
+# poppler-utils to open exported PDFs, nodejs and npm for the host script,
+# and TypeScript from the npm registry to type-check its declarations)
+# and starts a private redis-server on loopback for the run.
 #
 # Environment:
 #   FUZZTIME   how long each fuzz target runs (default 10s; 0 skips fuzzing)
@@ -24,6 +25,7 @@ command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v pdftoppm >/dev/null 2>&1 || missing+=(poppler-utils)
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 if ((${#missing[@]})) && [[ "${SKIP_INSTALL:-}" != 1 ]]; then
 	step "installing ${missing[*]}"
 	sudo=""
@@ -31,6 +33,20 @@ if ((${#missing[@]})) && [[ "${SKIP_INSTALL:-}" != 1 ]]; then
 	export DEBIAN_FRONTEND=noninteractive
 	$sudo apt-get update -qq
 	$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# TypeScript, pinned, into a cache of the clone (ignored by git), for the
+# test that type-checks the host script's declarations.
+tsc_version="5.9.3"
+tsc_dir=".cache/typescript-$tsc_version"
+if [[ -z "${EMBEDKIT_TSC:-}" ]]; then
+	if [[ ! -x "$tsc_dir/node_modules/.bin/tsc" ]] && [[ "${SKIP_INSTALL:-}" != 1 ]] && command -v npm >/dev/null 2>&1; then
+		step "installing typescript@$tsc_version"
+		npm install --silent --no-audit --no-fund --prefix "$tsc_dir" "typescript@$tsc_version" >/dev/null
+	fi
+	if [[ -x "$tsc_dir/node_modules/.bin/tsc" ]]; then
+		export EMBEDKIT_TSC="$PWD/$tsc_dir/node_modules/.bin/tsc"
+	fi
 fi
 
 # --- a private redis-server on loopback -----------------------------------
@@ -55,6 +71,15 @@ if [[ "$before" != "$after" ]]; then
 	exit 1
 fi
 
+step "browser protocol contract (testdata/embed-protocol.json)"
+# The committed copy is what a user's clone tests against; beside the
+# project's shared notes it must equal them.
+if [[ -f ../shared/embed-protocol.json ]] && ! cmp -s testdata/embed-protocol.json ../shared/embed-protocol.json; then
+	echo "testdata/embed-protocol.json differs from ../shared/embed-protocol.json: copy it again"
+	exit 1
+fi
+echo ok
+
 step "go vet"
 go vet ./...
 
@@ -65,13 +90,28 @@ step "go test -race"
 go test -race -count=1 -timeout 20m ./...
 
 # --- fuzzing: every Fuzz target, briefly, from its committed corpus -------
+# -fuzzminimizetime bounds the minimisation of each new interesting input:
+# by default Go spends up to 60 s shrinking one, counting none of those
+# runs, so a target whose inputs are large (a whole fixture) spent the
+# short run minimising instead of exploring (11 executions in 10 s). A
+# target that still runs fewer than min_execs inputs fails: a fuzz target
+# that does not run checks nothing.
 fuzztime="${FUZZTIME:-10s}"
+min_execs="${FUZZ_MIN_EXECS:-1000}"
 if [[ "$fuzztime" != 0 ]]; then
-	step "fuzz ($fuzztime each)"
+	step "fuzz ($fuzztime each, at least $min_execs inputs)"
 	while IFS=: read -r file name; do
 		pkg="./$(dirname "$file")"
 		echo "-- $pkg $name"
-		go test -run='^$' -fuzz="^${name}\$" -fuzztime="$fuzztime" "$pkg"
+		out="$(go test -run='^$' -fuzz="^${name}\$" -fuzztime="$fuzztime" -fuzzminimizetime=2000x "$pkg" 2>&1)" || {
+			echo "$out"; exit 1
+		}
+		echo "$out" | tail -n 3
+		execs="$(echo "$out" | grep -oE 'execs: [0-9]+' | tail -n 1 | grep -oE '[0-9]+' || echo 0)"
+		if ((execs < min_execs)); then
+			echo "fuzz: $name ran only $execs inputs in $fuzztime; it does not explore"
+			exit 1
+		fi
 	done < <(grep -rhoE --include='*_test.go' '^func Fuzz[A-Za-z0-9_]+' . -H |
 		sed -E 's/^\.\/(.*):func (Fuzz[A-Za-z0-9_]+)$/\1:\2/' | sort -u)
 fi
