@@ -88,9 +88,14 @@
 //
 // # Security defaults
 //
-// The frame endpoint refuses cross-site requests and answers with
-// Cache-Control: no-store and Referrer-Policy: no-referrer. The JSON and
-// logout endpoints accept only same-origin POSTs (http.CrossOriginProtection).
+// The frame endpoints accept loads from the host's own origin, a trusted
+// origin or no page (a typed address) only; another site and a sibling
+// origin of the same site get 403, so no other page can mint for a
+// signed-in viewer. They answer with Cache-Control: no-store and
+// Referrer-Policy: no-referrer. The JSON and logout endpoints accept only
+// same-origin (or trusted) POSTs (http.CrossOriginProtection). A viewer who
+// is not signed in gets 401, or a login redirect on a top-level
+// navigation.
 // SecurityHeaders limits frame-src to the platform origin. Logs (log/slog)
 // and metrics record each mint and revoke with latency and outcome, and
 // show API keys, tokens, session ids and host session keys only as

@@ -193,8 +193,10 @@ func (k *Kit) storeFor(w http.ResponseWriter, r *http.Request) SessionStore {
 // carry locale and timezone, taken only when valid and supported; nothing
 // else from the browser is read. HEAD checks the viewer and the target
 // without minting (the host script probes with it before it reloads a
-// frame). Cross-site requests (Sec-Fetch-Site: cross-site) are refused
-// with 403, so another site cannot mint sessions for a signed-in viewer.
+// frame). A load from a page of another origin, another site or a sibling
+// origin of the same site, is refused with 403 unless the origin is in
+// Config.TrustedOrigins, so no other page can mint sessions for a
+// signed-in viewer (see frameSourceAllowed).
 // A viewer who is not logged in is answered 401, or, for a top-level
 // navigation, sent to Config.LoginURL when one is set. Every answer
 // carries Cache-Control: no-store and Referrer-Policy: no-referrer;
@@ -231,7 +233,7 @@ func (k *Kit) FrameHandler() http.Handler {
 //
 // and use that route as the iframe src. It answers like FrameHandler: a
 // GET mints and redirects, a HEAD checks the viewer and the target without
-// minting, a cross-site load is refused, a viewer who is not signed in is
+// minting, a load from another origin is refused, a viewer who is not signed in is
 // answered before resolve runs. resolve refuses with an error wrapping
 // ErrUnknownTarget (404) or ErrDenied (403); any other error, or a target
 // that is not valid, is the host's misconfiguration (500). The browser
@@ -299,7 +301,7 @@ func (k *Kit) serveViewerFrame(w http.ResponseWriter, r *http.Request, v *Viewer
 
 // frameRequestOK sets the headers every frame answer carries and refuses,
 // through the ErrorHandler, a method other than GET and HEAD and a
-// cross-site load. It reports whether the request may go on.
+// load from another origin. It reports whether the request may go on.
 func (k *Kit) frameRequestOK(w http.ResponseWriter, r *http.Request) bool {
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")
@@ -309,12 +311,58 @@ func (k *Kit) frameRequestOK(w http.ResponseWriter, r *http.Request) bool {
 		k.fail(w, r, fmt.Errorf("%w: %s", ErrMethod, r.Method), false)
 		return false
 	}
-	if r.Header.Get("Sec-Fetch-Site") == "cross-site" {
-		k.log.LogAttrs(r.Context(), slog.LevelWarn, "embedkit: cross-site frame request refused")
+	if !k.frameSourceAllowed(r) {
+		k.log.LogAttrs(r.Context(), slog.LevelWarn, "embedkit: frame request from another origin refused",
+			slog.String("fetch_site", r.Header.Get("Sec-Fetch-Site")))
 		k.fail(w, r, ErrCrossSite, false)
 		return false
 	}
 	return true
+}
+
+// frameSourceAllowed reports whether the page that loads a frame may: a
+// page of the host's own origin, a trusted origin, or none at all (the
+// address typed or bookmarked). Another origin of the same site, such as
+// user content on a sibling subdomain or another port, is refused like
+// another site: the platform documents nothing about which pages may frame
+// its own, so this endpoint is the guard. It agrees with the JSON
+// endpoint's http.CrossOriginProtection.
+func (k *Kit) frameSourceAllowed(r *http.Request) bool {
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "same-origin", "none":
+		return true
+	case "":
+		if k.requireFetchMD {
+			return false
+		}
+		// A browser without fetch metadata: judge by what it names.
+		src := requestSourceOrigin(r)
+		return src == "" || src == k.ownOrigin(r) || k.trusted[src]
+	default: // same-site, cross-site, or a value of a later standard
+		return k.trusted[requestSourceOrigin(r)]
+	}
+}
+
+// requestSourceOrigin is the origin r says it comes from: its Origin
+// header, else its Referer's origin; "" when it names none.
+func requestSourceOrigin(r *http.Request) string {
+	if o := r.Header.Get("Origin"); o != "" && o != "null" {
+		return strings.ToLower(o)
+	}
+	ref, err := url.Parse(r.Header.Get("Referer"))
+	if err != nil || ref.Host == "" || (ref.Scheme != "http" && ref.Scheme != "https") {
+		return ""
+	}
+	return strings.ToLower(ref.Scheme + "://" + ref.Host)
+}
+
+// ownOrigin is the origin r was sent to: Config.HostOrigin, or its scheme
+// and Host.
+func (k *Kit) ownOrigin(r *http.Request) string {
+	if k.hostOrigin != "" {
+		return k.hostOrigin
+	}
+	return k.parentOrigin(r)
 }
 
 // redirect answers 303 See Other to u with no body. http.Redirect would

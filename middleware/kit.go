@@ -128,9 +128,18 @@ type Config struct {
 	DefaultTimeZone string
 
 	// TrustedOrigins are extra origins (scheme://host[:port]) allowed to
-	// POST to SessionHandler and Logout, for hosts split across origins.
-	// The request's own origin is always allowed.
+	// POST to SessionHandler and Logout, and to frame the frame endpoints,
+	// for hosts split across origins. The request's own origin is always
+	// allowed. A frame load names its origin only in its Referer (browsers
+	// send no Origin on a navigation), so a page of a trusted origin frames
+	// the kit with referrerpolicy="origin" (only the origin, no path).
 	TrustedOrigins []string
+	// RequireFetchMetadata refuses frame loads and JSON requests that carry
+	// no Sec-Fetch-Site header, as browsers before 2023 (Safari before
+	// 16.4) send. Off by default: such requests are judged by their Origin
+	// and Referer alone, and a request with neither is let through, as
+	// non-browser clients send none.
+	RequireFetchMetadata bool
 
 	// RevokeTimeout bounds the revokes of one logout. Default
 	// DefaultRevokeTimeout.
@@ -187,7 +196,9 @@ type Kit struct {
 	defaultLocale   string
 	defaultTimeZone string
 
-	cop *http.CrossOriginProtection
+	cop            *http.CrossOriginProtection
+	trusted        map[string]bool // Config.TrustedOrigins, canonical
+	requireFetchMD bool
 
 	revokeTimeout time.Duration
 	revokeConc    int
@@ -304,10 +315,13 @@ func New(cfg Config) (*Kit, error) {
 	}
 
 	k.cop = http.NewCrossOriginProtection()
+	k.trusted = make(map[string]bool, len(cfg.TrustedOrigins))
+	k.requireFetchMD = cfg.RequireFetchMetadata
 	for i, o := range cfg.TrustedOrigins {
 		if err := k.cop.AddTrustedOrigin(o); err != nil {
 			return nil, fmt.Errorf("middleware: Config.TrustedOrigins[%d]: %w", i, err)
 		}
+		k.trusted[strings.ToLower(o)] = true
 	}
 	k.cop.SetDenyHandler(http.HandlerFunc(k.denyCrossOrigin))
 

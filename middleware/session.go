@@ -82,7 +82,22 @@ func (k *Kit) SessionHandler() http.Handler {
 			k.log.LogAttrs(r.Context(), slog.LevelWarn, "embedkit: writing the session answer failed", slog.String("error", err.Error()))
 		}
 	})
-	return k.postOnly(k.cop.Handler(h), true)
+	return k.postOnly(k.requireFetchMetadata(k.cop.Handler(h)), true)
+}
+
+// requireFetchMetadata refuses a request without Sec-Fetch-Site when
+// Config.RequireFetchMetadata is set, as the frame endpoints do.
+func (k *Kit) requireFetchMetadata(next http.Handler) http.Handler {
+	if !k.requireFetchMD {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Sec-Fetch-Site") == "" {
+			k.denyCrossOrigin(w, r)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // postOnly answers 405 with Allow: POST to every other method, and sets
