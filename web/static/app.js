@@ -142,7 +142,27 @@
   });
   onEmbed("session-ended", function () {
     setEmbedStatus("ended", ["Session ended — ", signInLink()]);
+    showSignedOut();
   });
+
+  // showSignedOut stops a tab left open after sign-out from showing the
+  // signed-out user: the frame endpoint said nobody is signed in.
+  function showSignedOut() {
+    var name = document.getElementById("account-name");
+    if (name) name.textContent = "Signed out";
+    ["account-tenant"].forEach(function (id) {
+      var el = document.getElementById(id);
+      if (el) el.textContent = "";
+    });
+    var panel = document.querySelector(".account-panel");
+    if (panel) {
+      while (panel.firstChild) panel.removeChild(panel.firstChild);
+      var p = document.createElement("p");
+      p.appendChild(signInLink());
+      panel.appendChild(p);
+    }
+    document.documentElement.setAttribute("data-signed-out", "");
+  }
 
   // ---- filter bar ---------------------------------------------------------
 

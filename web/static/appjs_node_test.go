@@ -26,6 +26,9 @@ function element(tag, attrs) {
     nodeName: tag.toUpperCase(), attrs: Object.assign({}, attrs || {}), dataset: {},
     children: [], listeners: {}, classes: new Set(), parent: null,
     get firstChild() { return this.children[0] || null; },
+    get lastChild() { return this.children[this.children.length - 1] || null; },
+    insertBefore(c, ref) { c.parent = this; const i = this.children.indexOf(ref); if (i < 0) this.children.push(c); else this.children.splice(i, 0, c); return c; },
+    setAttribute(k, v) { this.attrs[k] = String(v); },
     get textContent() { return this.children.map((c) => c.textContent !== undefined ? c.textContent : c.data).join(""); },
     set textContent(v) { this.children = [{ data: String(v) }]; },
     appendChild(c) { c.parent = this; this.children.push(c); return c; },
@@ -58,7 +61,21 @@ const menu = element("details", { id: "account-menu", open: "" });
 const summary = menu.appendChild(element("summary"));
 const inside = menu.appendChild(element("button"));
 const outside = element("div");
-const byId = { settings: form, "settings-status": settingsStatus, "embed-status": embedStatus };
+const accountName = element("span", { id: "account-name" });
+accountName.textContent = "Ana Lima";
+const accountTenant = element("span", { id: "account-tenant" });
+accountTenant.textContent = "northwind";
+const accountPanel = element("div", { class: "account-panel" });
+accountPanel.appendChild(element("p")).textContent = "Ana Lima";
+const filterBar = element("div", { id: "filter-bar" });
+const regionSelect = filterBar.appendChild(element("select", { "data-embedkit-filter": "sales.region" }));
+const refreshButton = element("button", { id: "embed-refresh" });
+const eventLog = element("ol", { id: "event-log" });
+const byId = {
+  settings: form, "settings-status": settingsStatus, "embed-status": embedStatus, "embed-frame": frame,
+  "account-name": accountName, "account-tenant": accountTenant, "filter-bar": filterBar,
+  "embed-refresh": refreshButton, "event-log": eventLog,
+};
 const docListeners = {};
 
 global.window = global;
@@ -68,6 +85,7 @@ global.document = {
   activeElement: null,
   getElementById: (id) => byId[id] || null,
   querySelectorAll: () => [menu].filter((m) => m.hasAttribute("open")),
+  querySelector: (sel) => (sel === ".account-panel" ? accountPanel : null),
   addEventListener: (type, fn) => { (docListeners[type] = docListeners[type] || []).push(fn); },
   createElement: (tag) => element(tag),
   createTextNode: (data) => ({ data }),
@@ -76,10 +94,18 @@ function fire(type, event) { (docListeners[type] || []).forEach((fn) => fn(event
 function change(name, value) { form.listeners.change.forEach((fn) => fn({ target: { name, value } })); }
 
 const kitCalls = [];
+const frameCalls = [];
 window.embedkit = {
   setLocale: (v) => kitCalls.push(["setLocale", v]),
   setTimezone: (v) => kitCalls.push(["setTimezone", v]),
   setColorScheme: (v) => kitCalls.push(["setColorScheme", v]),
+  frame: (el) => {
+    if (el !== frame) throw new TypeError("not a managed frame");
+    return {
+      setFilter: (m, v) => frameCalls.push(["setFilter", m, v]),
+      refresh: () => frameCalls.push(["refresh"]),
+    };
+  },
 };
 global.FormData = function (f) { this.form = f; };
 const fetches = [];
@@ -131,6 +157,34 @@ const tick = () => new Promise((r) => setImmediate(r));
   await tick();
   check("stale answer ignored", settingsStatus.textContent, "Saved");
 
+  regionSelect.value = "EMEA";
+  filterBar.listeners.change.forEach((fn) => fn({ target: regionSelect }));
+  regionSelect.value = "";
+  filterBar.listeners.change.forEach((fn) => fn({ target: regionSelect }));
+  filterBar.listeners.change.forEach((fn) => fn({ target: element("select") }));
+  refreshButton.listeners.click.forEach((fn) => fn({}));
+  check("filter bar and refresh", frameCalls, [["setFilter", "sales.region", "EMEA"], ["setFilter", "sales.region", null], ["refresh"]]);
+
+  fire("embedkit:drilldown", { target: frame, detail: { name: "drilldown", payload: { member: "sales.region", value: "APAC" } } });
+  fire("embedkit:dashboard-loaded", { target: frame, detail: { name: "dashboard-loaded", payload: { widgetCount: 2, loadDurationMs: 41.6 } } });
+  fire("embedkit:download", { target: other, detail: { name: "download", payload: { format: "csv" } } });
+  check("event log, newest first, this frame only", eventLog.children.map((li) => [li.attrs["data-event"], li.textContent.replace(/^.*? (?=[a-z])/, "")]),
+    [["dashboard-loaded", "dashboard-loaded 2 widgets in 42 ms"], ["drilldown", "drilldown sales.region = APAC"]]);
+  for (let i = 0; i < 60; i++) fire("embedkit:view", { target: frame, detail: { payload: { path: "/embed/x" + i } } });
+  check("event log bounded", eventLog.children.length, 50);
+
+  fire("embedkit:error", { target: frame, detail: { payload: { message: "expired", fatal: true, context: "embed-session" } } });
+  check("fatal session error: reconnecting", embedStatus.dataset.state, "slow");
+  fire("embedkit:session-renewed", { target: frame, detail: { payload: { reason: "error" } } });
+  check("renewed: live", [embedStatus.dataset.state, statusText.textContent], ["live", "Live"]);
+  fire("embedkit:renew-failed", { target: frame, detail: { payload: { message: "503", retryInMs: 2000 } } });
+  check("renew failed, retrying", embedStatus.dataset.state, "slow");
+  fire("embedkit:renew-failed", { target: frame, detail: { payload: { message: "403", retryInMs: null } } });
+  check("renew gave up", embedStatus.dataset.state, "error");
+  fire("embedkit:error", { target: frame, detail: { payload: { message: "widget 3 failed", fatal: true, context: "embed-render" } } });
+  check("render failure", [embedStatus.dataset.state, statusText.textContent], ["error", "The dashboard could not be shown."]);
+  embedStatus.dataset.state = "loading";
+
   delete window.embedkit;
   const before = kitCalls.length;
   change("timezone", "UTC");
@@ -144,6 +198,8 @@ const tick = () => new Promise((r) => setImmediate(r));
   check("ended", [embedStatus.dataset.state, statusText.textContent], ["ended", "Session ended — sign in again"]);
   const link = statusText.children[1];
   check("sign-in link", [link.nodeName, link.href], ["A", "/login"]);
+  check("header no longer names the signed-out user", [accountName.textContent, accountTenant.textContent, accountPanel.textContent], ["Signed out", "", "sign in again"]);
+  check("page marked signed out", html.hasAttribute("data-signed-out"), true);
 
   fire("click", { target: inside });
   check("click inside keeps menu open", menu.hasAttribute("open"), true);
