@@ -59,8 +59,35 @@
 //   - FrameURL in a server-rendered page: the page carries the platform
 //     URL directly; it works once, within five minutes.
 //   - SessionHandler for single-page apps: a same-origin POST returns
-//     {url, sessionId, expiresAt}. The host script also uses it to renew
-//     an embed's session in place.
+//     {url, sessionId, expiresAt}. The host script re-mints through it a
+//     frame whose src the page set to a platform URL itself.
+//
+// FrameFunc serves a frame route of the host's own whose target the host's
+// code chooses per request, after its own authorization check: an embed
+// scoped by route (/projects/42/analytics, securityContext.project = 42).
+// The Policy hooks receive the request too. Target.Controls preset a
+// dashboard's filters, time grains and member switchers in the iframe URL;
+// they are the viewer's to change, not security.
+//
+// # The host page
+//
+// HostScript serves a dependency-free script for the host's pages (and
+// HostScriptTypes its TypeScript declarations). It speaks the platform's
+// documented postMessage protocol only (source "cube-embed", events
+// cube:event:*, actions cube:action:*; testdata/embed-protocol.json at the
+// module root is the contract its tests read), accepting messages from the
+// platform origin and the page's own frames only and posting to the
+// platform origin only. window.embedkit.frame(el) gives a per-frame handle:
+// on/off for every documented event and the kit's own (session-renewed,
+// session-ended, renew-failed), and setLocale, setTimezone, setTheme,
+// setColorScheme, setFilter, navigate, refresh and reload. Every event also
+// fires as a DOM CustomEvent "embedkit:<name>" on the iframe. An
+// <embedkit-frame target="..."> element builds the iframe. The script keeps
+// a frame's session alive the documented way, by reloading the frame
+// through its frame endpoint (which mints) before the embedded page stops
+// trusting its token and after a fatal error, probing the endpoint with
+// HEAD first: only a 401 there is a sign-out. data-embedkit-fit sizes the
+// frame to its box or the window.
 //
 // # Locale and time zone
 //
