@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -32,6 +33,7 @@ func TestDemoInBrowser(t *testing.T) {
 	t.Run("locale follows settings", func(t *testing.T) { testLocaleFollowsSettings(t, s, ana) })
 	t.Run("logout revokes", func(t *testing.T) { testLogoutRevokes(t, s, chloe) })
 	t.Run("refused in a foreign frame", func(t *testing.T) { testForeignFrame(t, s, ben) })
+	t.Run("refused in a sibling origin's frame", func(t *testing.T) { testSiblingOriginFrame(t, s, ana) })
 }
 
 // testSignIn signs u in through the identity provider's form and checks
@@ -224,6 +226,9 @@ func testLogoutRevokes(t *testing.T, s *stack, u demoUser) {
 		waitHost(t, other, "the other tab's status line to show the session ended", func(h hostState) bool {
 			return h.Embed == "ended"
 		})
+		waitHost(t, other, "the other tab's header to stop naming the signed-out user", func(h hostState) bool {
+			return h.Account == "Signed out"
+		})
 	}
 	s.screenshot(t, other, "4-session-ended-other-tab")
 	s.screenshot(t, first, "4-signed-out")
@@ -288,6 +293,43 @@ func testForeignFrame(t *testing.T, s *stack, u demoUser) {
 		if len(menus) != 0 {
 			t.Errorf("the app's page rendered in the foreign frame (%d app elements found)", len(menus))
 		}
+	}
+	do(t, tab, "go back to the app", chromedp.Navigate(s.app+"/dashboards"))
+	s.signOut(t, tab)
+}
+
+// testSiblingOriginFrame loads a page of another origin of the same site
+// (another port of the host's address, as user content on a sibling
+// subdomain would be) that frames the kit's frame endpoint while the
+// viewer is signed in: the endpoint refuses it and mints nothing.
+func testSiblingOriginFrame(t *testing.T, s *stack, u demoUser) {
+	tab := s.session(t)
+	s.signIn(t, tab, u)
+	sibling := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><title>Sibling</title><iframe id="f" src="%s/embed/frame/dashboard/sales-overview"></iframe>`, s.app)
+	}))
+	defer sibling.Close()
+	if origin(sibling.URL) == s.app || !strings.HasPrefix(sibling.URL, "http://127.0.0.1:") {
+		t.Fatalf("the sibling page must be another origin of the app's site, got %s", origin(sibling.URL))
+	}
+	before := sessionIDs(s.sessions(t))
+	do(t, tab, "load a sibling-origin page framing the frame endpoint", chromedp.Navigate(sibling.URL))
+	ctx, cancel := context.WithTimeout(tab, stepTimeout)
+	defer cancel()
+	err := pollUntil(ctx, func(ctx context.Context) (bool, error) {
+		tree, err := chromedp.Call(ctx, page.GetFrameTree, cdp.Empty{})
+		if err != nil || len(tree.FrameTree.ChildFrames) == 0 {
+			return false, nil
+		}
+		f := tree.FrameTree.ChildFrames[0].Frame
+		return f.URL != "" && f.URL != "about:blank", nil
+	})
+	if err != nil {
+		t.Fatalf("the sibling page's frame never loaded: %v", err)
+	}
+	if minted := mintedSince(before, s.sessions(t)); len(minted) != 0 {
+		t.Errorf("a sibling origin's frame minted %d sessions for the signed-in viewer", len(minted))
 	}
 	do(t, tab, "go back to the app", chromedp.Navigate(s.app+"/dashboards"))
 	s.signOut(t, tab)
