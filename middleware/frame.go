@@ -405,34 +405,8 @@ func (k *Kit) loginRedirect(r *http.Request) string {
 		return k.loginURL
 	}
 	q := u.Query()
-	q.Set(k.loginParam, SafeReturnPath(r.URL.RequestURI()))
+	ret, _ := SafeReturnPath(r.URL.RequestURI())
+	q.Set(k.loginParam, ret)
 	u.RawQuery = q.Encode()
 	return u.String()
-}
-
-// SafeReturnPath returns p when it is a same-origin path (it starts with
-// a single "/" and has no scheme, host, backslash or control character,
-// also after percent-decoding), and "/" otherwise.
-func SafeReturnPath(p string) string {
-	if !safePath(p) {
-		return "/"
-	}
-	if dec, err := url.PathUnescape(p); err != nil || !safePath(dec) {
-		return "/"
-	}
-	return p
-}
-
-// safePath is the syntactic same-origin check of SafeReturnPath.
-func safePath(p string) bool {
-	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") {
-		return false
-	}
-	for _, c := range p {
-		if c == '\\' || c < 0x20 || c == 0x7f {
-			return false
-		}
-	}
-	u, err := url.Parse(p)
-	return err == nil && u.Scheme == "" && u.Host == "" && u.User == nil
 }

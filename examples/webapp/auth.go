@@ -17,6 +17,8 @@ import (
 	"github.com/coreos/go-oidc/v3/oidc"
 	"github.com/gorilla/sessions"
 	"golang.org/x/oauth2"
+
+	"github.com/embedkit/embedkit/middleware"
 )
 
 // LoginTTL is how long a started login may take: the lifetime of the login
@@ -187,7 +189,7 @@ func (a *Auth) Login(w http.ResponseWriter, r *http.Request) {
 		a.cfg.ErrorPage(w, r, http.StatusMethodNotAllowed, "Method not allowed", "Sign-in starts with a GET request.")
 		return
 	}
-	returnTo, _ := SafeReturnPath(r.URL.Query().Get("return_to"))
+	returnTo, _ := middleware.SafeReturnPath(r.URL.Query().Get("return_to"))
 	state, nonce, verifier := randomString(), randomString(), oauth2.GenerateVerifier()
 
 	ls, _ := a.cfg.Sessions.New(r, a.loginName) // a stale or undecodable login cookie is replaced
@@ -370,7 +372,7 @@ func (a *Auth) Callback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.log.Info("webapp: auth: signed in", "sub", idt.Subject)
-	target, _ := SafeReturnPath(returnTo)
+	target, _ := middleware.SafeReturnPath(returnTo)
 	http.Redirect(w, r, target, http.StatusFound)
 }
 

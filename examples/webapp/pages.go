@@ -147,7 +147,7 @@ func refererPath(r *http.Request) string {
 		return "/dashboards"
 	}
 	p := ref[i+len(host)-1:]
-	if safe, ok := SafeReturnPath(p); ok && !strings.HasPrefix(safe, middleware.DefaultFramePrefix) {
+	if safe, ok := middleware.SafeReturnPath(p); ok && !strings.HasPrefix(safe, middleware.DefaultFramePrefix) {
 		return safe
 	}
 	return "/dashboards"
@@ -174,7 +174,7 @@ func (a *App) kitError(w http.ResponseWriter, r *http.Request) {
 		e.Title = "Method not allowed"
 		e.Detail = "This address does not accept that kind of request."
 	case e.Kind == templates.KindOutage && framed:
-		if p, ok := SafeReturnPath(r.URL.RequestURI()); ok {
+		if p, ok := middleware.SafeReturnPath(r.URL.RequestURI()); ok {
 			e.RetryURL = p
 		}
 	case e.Kind == templates.KindLoginExpired:

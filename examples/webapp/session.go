@@ -161,7 +161,7 @@ func (a *App) requireViewer(w http.ResponseWriter, r *http.Request) (*middleware
 
 // loginURL is the sign-in URL that comes back to returnTo.
 func loginURL(returnTo string) string {
-	p, ok := SafeReturnPath(returnTo)
+	p, ok := middleware.SafeReturnPath(returnTo)
 	if !ok || p == "/" {
 		return LoginPath
 	}

@@ -155,7 +155,7 @@ func (a *App) settings(w http.ResponseWriter, r *http.Request) {
 				*f.dst = &s
 			}
 		}
-		if p, ok := SafeReturnPath(r.PostForm.Get("return_to")); ok && r.PostForm.Get("return_to") != "" {
+		if p, ok := middleware.SafeReturnPath(r.PostForm.Get("return_to")); ok && r.PostForm.Get("return_to") != "" {
 			returnTo = p
 		}
 		if t := r.PostForm.Get("csrf_token"); t != "" {

@@ -1,7 +1,8 @@
-package webapp
+package middleware
 
 import (
 	"net/url"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -12,13 +13,16 @@ const maxReturnPathLen = 2048
 // maxDecodeRounds bounds how many layers of percent-encoding are examined.
 const maxDecodeRounds = 4
 
-// SafeReturnPath checks a post-login return path taken from a request. It
+// SafeReturnPath checks a return path taken from a request, such as the
+// page to come back to after login. It
 // accepts only a same-origin relative path: one that starts with a single
 // "/" and that no browser or intermediate server can read as another origin.
 // It refuses "//host", "/\host", schemes ("https:", "javascript:"),
 // backslashes anywhere, control characters, white space and invalid UTF-8,
-// and it applies the same rules to every layer of percent-decoding, so
-// "/%2F%2Fhost", "/%5Chost" and "/%09/host" are refused too.
+// and it applies the same rules to every layer of percent-decoding, and
+// to each layer with its dot segments resolved, so "/%2F%2Fhost",
+// "/%252F%252Fhost", "/%5Chost", "/%09/host" and "/%2e/%2fhost" are
+// refused too.
 //
 // It returns raw and true when raw is accepted, and "/" and false
 // otherwise, so the result can always be redirected to.
@@ -63,6 +67,11 @@ func safePathLayer(s string, decoded bool) bool {
 	if len(s) > 1 && (s[1] == '/' || s[1] == '\\' || s[1] == ' ') {
 		return false
 	}
+	// "/./" and "/a/../" vanish when a browser resolves the path: what
+	// follows must not then start a host.
+	if strings.HasPrefix(dotResolved(s), "//") {
+		return false
+	}
 	if !utf8.ValidString(s) {
 		return false
 	}
@@ -75,4 +84,35 @@ func safePathLayer(s string, decoded bool) bool {
 		}
 	}
 	return true
+}
+
+// dotResolved returns the path of s (up to "?" or "#") with its "." and
+// ".." segments resolved the way browsers resolve them (the WHATWG URL
+// standard), which keeps empty segments where Go's url.ResolveReference
+// drops them.
+func dotResolved(s string) string {
+	if i := strings.IndexAny(s, "?#"); i >= 0 {
+		s = s[:i]
+	}
+	segs := strings.Split(strings.TrimPrefix(s, "/"), "/")
+	out := make([]string, 0, len(segs))
+	for i, seg := range segs {
+		last := i == len(segs)-1
+		switch seg {
+		case ".":
+			if last {
+				out = append(out, "")
+			}
+		case "..":
+			if len(out) > 0 {
+				out = out[:len(out)-1]
+			}
+			if last {
+				out = append(out, "")
+			}
+		default:
+			out = append(out, seg)
+		}
+	}
+	return "/" + strings.Join(out, "/")
 }

@@ -1,4 +1,4 @@
-package webapp
+package middleware
 
 import (
 	"net/url"
@@ -38,6 +38,12 @@ func TestSafeReturnPath(t *testing.T) {
 		{"dot relative", "./dashboards", false},
 		{"host only", "evil.test", false},
 		{"scheme relative", "//evil.test", false},
+		{"frame path with a query", "/embed/frame/sales?locale=de", true},
+		{"double-encoded slashes", "/%252F%252Fevil.com", false},
+		{"dot segment before encoded slash", "/%2e/%2fevil.com", false},
+		{"dot segment before a slash", "/.//evil.com", false},
+		{"dot-dot segment before a slash", "/a/..//evil.com", false},
+		{"encoded dot-dot", "/a/%2e%2e/%2fevil.com", false},
 		{"scheme relative with path", "//evil.test/login", false},
 		{"triple slash", "///evil.test", false},
 		{"many slashes", "////evil.test", false},
@@ -116,6 +122,7 @@ func FuzzSafeReturnPath(f *testing.F) {
 	for _, s := range []string{
 		"/", "/dash?x=1#y", "//evil.test", "/\\evil", "/\t/evil", "https://evil.test",
 		"javascript:alert(1)", "%2F%2Fevil", "/%5Cevil", "/%252F%252Fevil", "/d%C3%A9j%C3%A0",
+		"/%2e/%2fevil", "/a/..//evil",
 	} {
 		f.Add(s)
 	}
@@ -132,6 +139,9 @@ func FuzzSafeReturnPath(f *testing.F) {
 		}
 		if !strings.HasPrefix(got, "/") || strings.HasPrefix(got, "//") || strings.HasPrefix(got, "/\\") {
 			t.Fatalf("accepted %q: not a single-slash path", got)
+		}
+		if dec, err := url.PathUnescape(got); err == nil && strings.HasPrefix(dotResolved(dec), "//") {
+			t.Fatalf("accepted %q: its dot segments resolve to a host", got)
 		}
 		for _, r := range got {
 			if unicode.IsControl(r) || r == '\\' {
