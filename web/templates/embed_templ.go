@@ -351,7 +351,7 @@ func Settings(p SettingsPanel, csrf string) templ.Component {
 			templ_7745c5c3_Var15 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "<form id=\"settings\" class=\"card settings\" method=\"post\" action=\"/settings\"><h2 class=\"settings-title\">Display settings</h2><p class=\"settings-help\">Applied to your dashboards on every device.</p><input type=\"hidden\" name=\"csrf_token\" value=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "<form id=\"settings\" class=\"card settings\" method=\"post\" action=\"/settings\"><h2 class=\"settings-title\">Display settings</h2><p class=\"settings-help\">Applied to your dashboards at once and kept until you sign out; each sign-in starts from your profile.</p><input type=\"hidden\" name=\"csrf_token\" value=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
