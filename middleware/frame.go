@@ -119,7 +119,7 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 	now := k.now()
 	m := Minted{
 		SessionID: sess.SessionID,
-		Subject:   v.Subject,
+		Subject:   embedkit.NormalizeExternalID(v.Subject),
 		ExpiresAt: now.Add(embedkit.SessionLifetime + embedkit.EmbedTokenLifetime),
 	}
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), storeTimeout)

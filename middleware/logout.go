@@ -70,13 +70,29 @@ func (k *Kit) RevokeViewer(ctx context.Context, key string) error {
 // RevokeSubject revokes every session id minted for subject across all
 // host sessions, for OpenID Connect back-channel logout. It needs a store
 // that implements SubjectIndex and returns ErrNoSubjectIndex otherwise.
+// subject is matched as the platform matches externalId: trimmed and
+// lower-cased (embedkit.NormalizeExternalID).
 func (k *Kit) RevokeSubject(ctx context.Context, subject string) error {
 	si, ok := k.store.(SubjectIndex)
 	if !ok {
 		return ErrNoSubjectIndex
 	}
-	ms, err := si.TakeSubject(context.WithoutCancel(ctx), subject)
+	// Records carry the subject as the platform's externalId does,
+	// normalised, so "Alice" and "alice", one platform user, are one
+	// subject here too. Records stored under the raw spelling by an
+	// earlier version are taken as well while they live.
+	norm := embedkit.NormalizeExternalID(subject)
+	ms, err := si.TakeSubject(context.WithoutCancel(ctx), norm)
+	if err == nil && subject != norm {
+		var raw []Minted
+		raw, err = si.TakeSubject(context.WithoutCancel(ctx), subject)
+		ms = append(ms, raw...)
+	}
 	if err != nil {
+		if len(ms) > 0 {
+			// What was taken must still be revoked.
+			return errors.Join(fmt.Errorf("%w: %w", ErrStore, err), k.revokeAll(ctx, ms))
+		}
 		return fmt.Errorf("%w: %w", ErrStore, err)
 	}
 	return k.revokeAll(ctx, ms)

@@ -258,3 +258,27 @@ func (m *countingMetrics) Revoke(o Outcome, _ time.Duration) {
 	}
 }
 func (m *countingMetrics) RevokeQueueDepth(n int) { m.depth.Store(int32(n)) }
+
+// TestRevokeSubjectNormalises: the platform takes "Alice" and "alice" as
+// one externalId, so a back-channel logout for either spelling ends the
+// sessions minted for both.
+func TestRevokeSubjectNormalises(t *testing.T) {
+	tk := newTestKit(t, nil)
+	for _, who := range []struct{ user, session string }{{"Alice", "hs-1"}, {" alice ", "hs-2"}, {"bob", "hs-3"}} {
+		r := request(http.MethodGet, "/embed/frame/sales", who.user)
+		r.Header.Set("X-Session", who.session)
+		if w := serve(tk.FrameHandler(), r); w.Code != http.StatusSeeOther {
+			t.Fatalf("mint for %q: status %d", who.user, w.Code)
+		}
+	}
+	if err := tk.RevokeSubject(context.Background(), "ALICE"); err != nil {
+		t.Fatal(err)
+	}
+	minted := tk.platform.mintedIDs()
+	revoked := tk.platform.revokedIDs()
+	slices.Sort(revoked)
+	want := slices.Sorted(slices.Values(minted[:2]))
+	if !slices.Equal(revoked, want) {
+		t.Errorf("revoked %v, want both of alice's sessions %v and none of bob's", revoked, want)
+	}
+}

@@ -11,7 +11,9 @@ import (
 // for back-channel logout.
 type Minted struct {
 	SessionID string
-	// Subject is the viewer's Subject, for revoking by subject.
+	// Subject is the viewer's Subject as the platform's externalId holds
+	// it, normalised by embedkit.NormalizeExternalID, for revoking by
+	// subject.
 	Subject string
 	// ExpiresAt is when nothing minted from the id can still be alive:
 	// mint time + embedkit.SessionLifetime + embedkit.EmbedTokenLifetime.
