@@ -96,8 +96,15 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 	callStart := k.now()
 	sess, err := k.platform.GenerateSession(r.Context(), req)
 	latency := k.now().Sub(callStart)
-	if err == nil && (sess == nil || sess.SessionID == "") {
-		err = fmt.Errorf("middleware: generate-session answered no session id")
+	switch {
+	case err != nil:
+	case sess == nil || sess.SessionID == "":
+		err = fmt.Errorf("%w: generate-session answered no session id", embedkit.ErrUnexpectedResponse)
+	case embedkit.ValidateSessionID(sess.SessionID) != nil:
+		// Logout could never revoke it (revoke takes 32 hex characters
+		// only), so it is not handed to the browser either.
+		err = fmt.Errorf("%w: generate-session answered a session id (%s) that revoke cannot take: it must be 32 lower-case hexadecimal characters",
+			embedkit.ErrUnexpectedResponse, embedkit.Redact(sess.SessionID))
 	}
 	if err != nil {
 		status, _ := ErrorStatus(err)

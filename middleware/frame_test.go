@@ -431,3 +431,23 @@ func TestFrameParentOrigin(t *testing.T) {
 		})
 	}
 }
+
+// TestMintRefusesAnIDRevokeCannotTake: a session id that logout could not
+// revoke is neither handed to the browser nor kept.
+func TestMintRefusesAnIDRevokeCannotTake(t *testing.T) {
+	tk := newTestKit(t, nil)
+	tk.platform.badIDs = true
+	w := serve(tk.FrameHandler(), request(http.MethodGet, "/embed/frame/sales", "ana"))
+	if w.Code != http.StatusBadGateway {
+		t.Fatalf("status %d, want 502", w.Code)
+	}
+	if loc := w.Header().Get("Location"); loc != "" {
+		t.Errorf("redirected to %q", loc)
+	}
+	if n := tk.store.count((&Viewer{SessionKey: "hs-ana"}).Key()); n != 0 {
+		t.Errorf("%d ids stored", n)
+	}
+	if logs := tk.logs.String(); !strings.Contains(logs, "revoke cannot take") {
+		t.Errorf("the refusal is not logged:\n%s", logs)
+	}
+}

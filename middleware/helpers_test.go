@@ -16,14 +16,16 @@ import (
 	"github.com/embedkit/embedkit/embedkit"
 )
 
-// fakePlatform is a Platform in memory. Session ids are long random-looking
-// strings so a leak into a log or body is easy to spot.
+// fakePlatform is a Platform in memory. Session ids have the platform's
+// shape, 32 hex characters, with a fixed tail so that a leak into a log or
+// body is easy to spot.
 type fakePlatform struct {
 	mu          sync.Mutex
 	n           int
 	requests    []*embedkit.GenerateSessionRequest
 	revoked     []string
 	generateErr error
+	badIDs      bool // answer session ids that revoke refuses
 	revokeErr   error
 	minted      []string
 }
@@ -36,7 +38,10 @@ func (p *fakePlatform) GenerateSession(_ context.Context, req *embedkit.Generate
 		return nil, p.generateErr
 	}
 	p.n++
-	id := fmt.Sprintf("sess%04dQwErTyUiOpAsDfGhJkL", p.n)
+	id := fmt.Sprintf("5e55%04xc0ffee0ddba11f00dcafe1a7", p.n)
+	if p.badIDs {
+		id = fmt.Sprintf("not-a-hex-id-%d", p.n)
+	}
 	p.minted = append(p.minted, id)
 	return &embedkit.Session{SessionID: id, ExpiresAt: time.Date(2030, 1, 1, 0, 5, 0, 0, time.UTC)}, nil
 }
