@@ -15,43 +15,83 @@ var hostScriptSource []byte
 // hostScriptPlaceholder is replaced with the kit's settings when served.
 var hostScriptPlaceholder = []byte("/*EMBEDKIT_CONFIG*/ {}")
 
+//go:embed hostscript.d.ts
+var hostScriptTypes []byte
+
+// hostScriptTypesTag is the ETag of hostScriptTypes.
+var hostScriptTypesTag = etag(hostScriptTypes)
+
 // renderHostScript fills in the host script's settings and returns it
 // with its ETag.
-func renderHostScript(platformOrigin, sessionPath string) ([]byte, string) {
+func renderHostScript(platformOrigin, sessionPath, framePrefix string) ([]byte, string) {
 	cfg, err := json.Marshal(struct {
 		PlatformOrigin string `json:"platformOrigin"`
 		SessionURL     string `json:"sessionURL"`
-	}{platformOrigin, sessionPath})
+		FramePrefix    string `json:"framePrefix"`
+	}{platformOrigin, sessionPath, framePrefix})
 	if err != nil {
 		panic("middleware: encoding the host script settings: " + err.Error())
 	}
 	js := bytes.Replace(hostScriptSource, hostScriptPlaceholder, cfg, 1)
-	sum := sha256.Sum256(js)
-	return js, `"` + hex.EncodeToString(sum[:8]) + `"`
+	return js, etag(js)
+}
+
+// etag is a strong ETag of b.
+func etag(b []byte) string {
+	sum := sha256.Sum256(b)
+	return `"` + hex.EncodeToString(sum[:8]) + `"`
 }
 
 // HostScript serves the host script, a small dependency-free JavaScript
 // file for the host's pages (mount it at, for example, /embed/host.js and
 // load it with <script src="/embed/host.js" defer>). It carries the
-// platform origin and Config.SessionPath, and:
+// platform origin, Config.SessionPath and Config.FramePrefix, and speaks
+// the platform's documented postMessage protocol only: it accepts a
+// message from the platform origin with source "cube-embed" from one of
+// the page's managed frames (<iframe data-embedkit> and <embedkit-frame>),
+// and posts actions to the platform origin, never "*".
 //
-//   - accepts messages only from the platform origin with source
-//     "platform-embed", and posts only to that origin (never "*");
-//   - on "platform:event:session-expiring" from an <iframe data-embedkit
-//     data-embedkit-target="name"> it POSTs {"target": name} to the
-//     session endpoint (data-embedkit-session-url, else SessionPath) and
-//     sends "platform:action:renew-session" {sessionId} to that iframe;
-//   - dispatches the DOM events "embedkit:ready" and
-//     "embedkit:session-ended" on the iframe element;
-//   - defines window.embedkit.setLocale(locale), setTimezone(tz),
-//     setColorScheme(scheme) and setTheme(theme), which send
-//     "platform:action:set-locale" {locale}, "platform:action:set-timezone"
-//     {timezone}, "platform:action:set-color-scheme" {scheme} and
-//     "platform:action:set-theme" {...theme} to every embed on the page.
+// window.embedkit.frame(el) returns a frame's handle: on(name, fn) and
+// off(name, fn) for the documented events (ready, view, navigate,
+// dashboard-loaded, download, drilldown, ai-query, error) and the kit's
+// own (session-renewed, session-ended, renew-failed); setLocale,
+// setTimezone, setTheme, setColorScheme, setFilter(member, value),
+// navigate(path) and refresh() send the documented actions to that frame;
+// reload() mints it again. Every event also fires as a DOM CustomEvent
+// "embedkit:<name>" on the iframe. Page-wide setLocale, setTimezone,
+// setTheme, setColorScheme, setFilter and refresh reach every frame.
+// Settings made through the script are sent again whenever a frame
+// reports ready, so a reloaded frame keeps them. <embedkit-frame
+// target="sales"> builds the iframe (src Config.FramePrefix + target) and
+// offers the handle's methods itself.
 //
-// Every message is {source: "platform-embed", direction: "action", type,
-// payload, timestamp}.
+// The script keeps a frame's session alive without any undocumented
+// message: it loads the frame again through its frame endpoint (which
+// mints) 22 hours after the frame's ready event, after a fatal error event
+// other than a render failure, and on reload(), first asking the endpoint
+// with HEAD whether the viewer is still signed in (401: session-ended).
+// Other failures are retried with capped, jittered backoff, one renewal
+// per frame at a time; a frame whose src is the platform's own URL is
+// renewed through SessionHandler instead. data-embedkit-fit sizes a frame
+// to its box or the window. HostScriptTypes serves its TypeScript
+// declarations.
 func (k *Kit) HostScript() http.Handler {
+	return serveStatic(k.hostJS, k.hostJSTag, "text/javascript; charset=utf-8")
+}
+
+// HostScriptTypes serves the TypeScript declarations of the host script's
+// API (mount it beside the script, for example at /embed/host.d.ts), for
+// host pages written in TypeScript:
+//
+//	/// <reference path="./host.d.ts" />
+//	embedkit.frame("#sales").on("drilldown", (e) => show(e.payload.member, e.payload.value));
+func (k *Kit) HostScriptTypes() http.Handler {
+	return serveStatic(hostScriptTypes, hostScriptTypesTag, "application/typescript; charset=utf-8")
+}
+
+// serveStatic serves body for GET and HEAD with its type and ETag,
+// answering a matching If-None-Match with 304.
+func serveStatic(body []byte, tag, ctype string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -59,17 +99,17 @@ func (k *Kit) HostScript() http.Handler {
 			http.Error(w, "Method not allowed.", http.StatusMethodNotAllowed)
 			return
 		}
-		h.Set("Content-Type", "text/javascript; charset=utf-8")
+		h.Set("Content-Type", ctype)
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Cache-Control", "no-cache")
-		h.Set("ETag", k.hostJSTag)
-		if r.Header.Get("If-None-Match") == k.hostJSTag {
+		h.Set("ETag", tag)
+		if r.Header.Get("If-None-Match") == tag {
 			w.WriteHeader(http.StatusNotModified)
 			return
 		}
 		if r.Method == http.MethodHead {
 			return
 		}
-		_, _ = w.Write(k.hostJS)
+		_, _ = w.Write(body)
 	})
 }

@@ -1,48 +1,255 @@
 package middleware
 
 import (
+	"context"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
-func TestHostScript(t *testing.T) {
+// TestHostScriptServed: the script is served with its settings, as
+// JavaScript, with an ETag, 304 for a matching If-None-Match, and 405 for
+// methods other than GET and HEAD.
+func TestHostScriptServed(t *testing.T) {
+	t.Parallel()
 	tk := newTestKit(t, nil)
 	w := serve(tk.HostScript(), httptest.NewRequest(http.MethodGet, "/embed/host.js", nil))
-	if w.Code != http.StatusOK || w.Header().Get("Content-Type") != "text/javascript; charset=utf-8" {
-		t.Fatalf("status %d type %q", w.Code, w.Header().Get("Content-Type"))
+	if w.Code != http.StatusOK || w.Header().Get("Content-Type") != "text/javascript; charset=utf-8" ||
+		w.Header().Get("X-Content-Type-Options") != "nosniff" {
+		t.Fatalf("status %d, headers %v", w.Code, w.Header())
 	}
 	js := w.Body.String()
-	for _, want := range []string{
-		`{"platformOrigin":"https://acme.example.com","sessionURL":"/embed/session"}`,
-		`event.origin !== ORIGIN`,
-		`msg.source !== SOURCE`,
-		`"platform:event:session-expiring"`,
-		`"platform:action:renew-session"`,
-		`"platform:action:set-locale"`, `"platform:action:set-timezone"`,
-		`"platform:action:set-color-scheme"`, `"platform:action:set-theme"`,
-		`"embedkit:ready"`, `"embedkit:session-ended"`,
-		`data-embedkit-target`, `data-embedkit-session-url`,
-		`}, ORIGIN);`,
-	} {
-		if !strings.Contains(js, want) {
-			t.Errorf("script lacks %s", want)
-		}
-	}
-	if strings.Contains(js, `"*"`) || strings.Contains(js, "'*'") {
-		t.Error("script posts to any origin")
+	if want := `var config = {"platformOrigin":"https://acme.example.com","sessionURL":"/embed/session","framePrefix":"/embed/frame/"};`; !strings.Contains(js, want) {
+		t.Errorf("script lacks its settings %s", want)
 	}
 	if strings.Contains(js, "EMBEDKIT_CONFIG") {
 		t.Error("settings placeholder left in the script")
 	}
-
-	r := httptest.NewRequest(http.MethodGet, "/embed/host.js", nil)
-	r.Header.Set("If-None-Match", w.Header().Get("ETag"))
-	if w := serve(tk.HostScript(), r); w.Code != http.StatusNotModified {
-		t.Errorf("conditional GET: status %d", w.Code)
+	tk2 := newTestKit(t, func(c *Config) { c.FramePrefix = "/analytics/frame/" })
+	w2 := serve(tk2.HostScript(), httptest.NewRequest(http.MethodGet, "/embed/host.js", nil))
+	if !strings.Contains(w2.Body.String(), `"framePrefix":"/analytics/frame/"`) {
+		t.Error("Config.FramePrefix does not reach the script")
 	}
-	if w := serve(tk.HostScript(), httptest.NewRequest(http.MethodPost, "/embed/host.js", nil)); w.Code != http.StatusMethodNotAllowed {
-		t.Errorf("POST: status %d", w.Code)
+	if w2.Header().Get("ETag") == w.Header().Get("ETag") {
+		t.Error("two different scripts share an ETag")
+	}
+	checkStatic(t, tk.HostScript(), "/embed/host.js", w.Header().Get("ETag"))
+}
+
+// checkStatic checks the conditional GET, HEAD and 405 answers of h.
+func checkStatic(t *testing.T, h http.Handler, path, tag string) {
+	t.Helper()
+	if tag == "" {
+		t.Fatal("no ETag")
+	}
+	r := httptest.NewRequest(http.MethodGet, path, nil)
+	r.Header.Set("If-None-Match", tag)
+	if w := serve(h, r); w.Code != http.StatusNotModified || w.Body.Len() != 0 {
+		t.Errorf("conditional GET: status %d, %d bytes", w.Code, w.Body.Len())
+	}
+	r = httptest.NewRequest(http.MethodGet, path, nil)
+	r.Header.Set("If-None-Match", `"something-else"`)
+	if w := serve(h, r); w.Code != http.StatusOK || w.Body.Len() == 0 {
+		t.Errorf("GET with a stale ETag: status %d, %d bytes", w.Code, w.Body.Len())
+	}
+	if w := serve(h, httptest.NewRequest(http.MethodHead, path, nil)); w.Code != http.StatusOK || w.Body.Len() != 0 || w.Header().Get("ETag") != tag {
+		t.Errorf("HEAD: status %d, %d bytes, ETag %q", w.Code, w.Body.Len(), w.Header().Get("ETag"))
+	}
+	for _, m := range []string{http.MethodPost, http.MethodPut, http.MethodDelete} {
+		w := serve(h, httptest.NewRequest(m, path, nil))
+		if w.Code != http.StatusMethodNotAllowed || w.Header().Get("Allow") != "GET, HEAD" {
+			t.Errorf("%s: status %d, Allow %q", m, w.Code, w.Header().Get("Allow"))
+		}
+	}
+}
+
+// TestHostScriptTypesServed: the declarations are served as TypeScript,
+// nosniff, with an ETag computed once, 304, HEAD and 405.
+func TestHostScriptTypesServed(t *testing.T) {
+	t.Parallel()
+	tk := newTestKit(t, nil)
+	w := serve(tk.HostScriptTypes(), httptest.NewRequest(http.MethodGet, "/embed/host.d.ts", nil))
+	if w.Code != http.StatusOK || w.Header().Get("Content-Type") != "application/typescript; charset=utf-8" ||
+		w.Header().Get("X-Content-Type-Options") != "nosniff" {
+		t.Fatalf("status %d, headers %v", w.Code, w.Header())
+	}
+	if w.Body.String() != string(hostScriptTypes) || !strings.Contains(w.Body.String(), "declare var embedkit: embedkit.Api;") {
+		t.Error("the body is not hostscript.d.ts")
+	}
+	if tag := w.Header().Get("ETag"); tag != hostScriptTypesTag {
+		t.Errorf("ETag %q, want the precomputed %q", tag, hostScriptTypesTag)
+	}
+	checkStatic(t, tk.HostScriptTypes(), "/embed/host.d.ts", w.Header().Get("ETag"))
+}
+
+// TestHostScriptVocabulary reads the script's source: every cube:event:*
+// and cube:action:* it names is in embed-protocol.json, the envelope
+// source is the contract's, the private dialect is gone, nothing posts to
+// "*", nothing is logged, and the session endpoint's answer is used for
+// its url only.
+func TestHostScriptVocabulary(t *testing.T) {
+	t.Parallel()
+	p := readProtocol(t)
+	src := string(hostScriptSource)
+	known := map[string]bool{}
+	for _, m := range append(slices.Clone(p.Events), p.Actions...) {
+		known[m.Type] = true
+	}
+	literals := regexp.MustCompile(`cube:(?:event|action):[A-Za-z0-9_-]+`).FindAllString(src, -1)
+	if len(literals) < len(p.Events) {
+		t.Fatalf("the script names %d message types; the check below would see nothing", len(literals))
+	}
+	for _, l := range literals {
+		if !known[l] {
+			t.Errorf("the script names %q, which embed-protocol.json does not", l)
+		}
+	}
+	if regexp.MustCompile(`["'` + "`" + `]cube:(?:event|action):["'` + "`" + `$]`).MatchString(src) {
+		t.Error("the script builds message types by concatenation, which this test cannot check")
+	}
+	if m := regexp.MustCompile(`var SOURCE = "([^"]*)";`).FindStringSubmatch(src); m == nil || m[1] != p.Envelope.Source {
+		t.Errorf("the script's source is %v, want %q", m, p.Envelope.Source)
+	}
+	for _, private := range []string{"platform-embed", "platform:", "session-expiring", "renew-session", "sessionId"} {
+		if strings.Contains(src, private) {
+			t.Errorf("the script mentions %q", private)
+		}
+	}
+	if regexp.MustCompile(`postMessage\([^;]*["']\*["']`).MatchString(src) {
+		t.Error("the script posts to any origin")
+	}
+	if strings.Contains(src, "console.") {
+		t.Error("the script logs; it must never log what could carry a session")
+	}
+	for _, m := range p.Actions {
+		if !m.Documented && strings.Count(src, `"`+m.Type+`"`) != 1 {
+			t.Errorf("%s (documented:false) appears %d times; it belongs to its one method only", m.Type, strings.Count(src, `"`+m.Type+`"`))
+		}
+	}
+}
+
+// dtsBlock returns the body of `interface name {…}` in src.
+func dtsBlock(t *testing.T, src, name string) string {
+	t.Helper()
+	m := regexp.MustCompile(`(?s)\binterface ` + regexp.QuoteMeta(name) + `\b[^{]*\{(.*?)\n  \}`).FindStringSubmatch(src)
+	if m == nil {
+		t.Fatalf("hostscript.d.ts declares no interface %s", name)
+	}
+	return m[1]
+}
+
+// dtsFields returns the fields of an interface body: name -> optional.
+func dtsFields(body string) map[string]bool {
+	out := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^\s+"?([A-Za-z][A-Za-z0-9-]*)"?(\??):`).FindAllStringSubmatch(body, -1) {
+		out[m[1]] = m[2] == "?"
+	}
+	return out
+}
+
+// TestHostScriptTypesDeclareProtocol holds hostscript.d.ts to
+// embed-protocol.json: every documented event by its short name with a
+// payload type of the same fields (and the same optional ones), the kit's
+// own events, their DOM events, and a method for every action.
+func TestHostScriptTypesDeclareProtocol(t *testing.T) {
+	t.Parallel()
+	p := readProtocol(t)
+	src := string(hostScriptTypes)
+	events := dtsBlock(t, src, "PlatformEvents")
+	declared := map[string]string{}
+	for _, m := range regexp.MustCompile(`(?m)^\s+"([a-z-]+)": ([A-Za-z]+);`).FindAllStringSubmatch(events, -1) {
+		declared[m[1]] = m[2]
+	}
+	dom := dtsBlock(t, src, "DomEvents")
+	var want []string
+	for _, e := range p.Events {
+		if !e.Documented {
+			continue
+		}
+		name := e.shortName()
+		want = append(want, name)
+		typ, ok := declared[name]
+		if !ok {
+			t.Errorf("PlatformEvents lacks %q (%s)", name, e.Type)
+			continue
+		}
+		got := dtsFields(dtsBlock(t, src, typ))
+		wantFields := map[string]bool{}
+		for f, desc := range e.Payload {
+			wantFields[f] = strings.HasSuffix(desc, "?")
+		}
+		if !maps.Equal(got, wantFields) {
+			t.Errorf("%s: fields (name: optional) %v, want %v as in embed-protocol.json", typ, got, wantFields)
+		}
+		if !strings.Contains(dom, `"embedkit:`+name+`": CustomEvent<FrameEvent<"`+name+`">>`) {
+			t.Errorf("DomEvents lacks embedkit:%s", name)
+		}
+	}
+	for name := range declared {
+		if !slices.Contains(want, name) {
+			t.Errorf("PlatformEvents declares %q, which embed-protocol.json does not document", name)
+		}
+	}
+	kit := dtsFields(dtsBlock(t, src, "KitEvents"))
+	for _, name := range []string{"session-renewed", "session-ended", "renew-failed"} {
+		if _, ok := kit[name]; !ok {
+			t.Errorf("KitEvents lacks %q", name)
+		}
+		if !strings.Contains(dom, `"embedkit:`+name+`": CustomEvent<FrameEvent<"`+name+`">>`) {
+			t.Errorf("DomEvents lacks embedkit:%s", name)
+		}
+	}
+	if len(kit) != 3 {
+		t.Errorf("KitEvents declares %v, want the three kit events", kit)
+	}
+	actions := dtsBlock(t, src, "Actions") + dtsBlock(t, src, "FrameMethods")
+	for _, a := range p.Actions {
+		if !regexp.MustCompile(`(?m)^\s+` + a.method() + `\(`).MatchString(actions) {
+			t.Errorf("no method %s for %s", a.method(), a.Type)
+		}
+		if !strings.Contains(actions, "`"+a.Type+"`") {
+			t.Errorf("the doc comment of %s does not name %s", a.method(), a.Type)
+		}
+	}
+	for _, global := range []string{
+		`declare var embedkit: embedkit.Api;`,
+		`"embedkit-frame": embedkit.FrameElement;`,
+		`interface HTMLElementEventMap extends embedkit.DomEvents {}`,
+		`interface DocumentEventMap extends embedkit.DomEvents {}`,
+	} {
+		if !strings.Contains(src, global) {
+			t.Errorf("hostscript.d.ts lacks %s", global)
+		}
+	}
+}
+
+// TestHostScriptTypesCheck type-checks hostscript.d.ts and a host page
+// using it (testdata/hostscript/usage.ts) with tsc --strict. The page
+// also holds lines that must not compile (@ts-expect-error), so
+// declarations that are too loose fail too.
+func TestHostScriptTypesCheck(t *testing.T) {
+	t.Parallel()
+	tsc := os.Getenv("EMBEDKIT_TSC")
+	if tsc == "" {
+		var err error
+		if tsc, err = exec.LookPath("tsc"); err != nil {
+			t.Fatal("tsc not found: run 'make test', which installs typescript")
+		}
+	}
+	nodePath(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, tsc, "--noEmit", "--strict", "--lib", "dom,es2017", "--target", "es2017",
+		"hostscript.d.ts", filepath.Join("testdata", "hostscript", "usage.ts")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("tsc: %v\n%s", err, out)
 	}
 }

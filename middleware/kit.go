@@ -349,7 +349,7 @@ func New(cfg Config) (*Kit, error) {
 	if k.now == nil {
 		k.now = time.Now
 	}
-	k.hostJS, k.hostJSTag = renderHostScript(k.platformOrigin, k.sessionPath)
+	k.hostJS, k.hostJSTag = renderHostScript(k.platformOrigin, k.sessionPath, k.framePrefix)
 	return k, nil
 }
 

@@ -279,6 +279,7 @@ func (a *App) routes() http.Handler {
 	mux.Handle(middleware.DefaultFramePrefix, a.kit.FrameHandler())
 	mux.Handle(middleware.DefaultSessionPath, a.kit.SessionHandler())
 	mux.Handle(HostScriptPath, a.kit.HostScript())
+	mux.Handle(HostScriptTypesPath, a.kit.HostScriptTypes())
 	mux.Handle("/static/", static.Handler())
 	mux.HandleFunc("GET /healthz", healthz)
 	mux.HandleFunc("/", a.notFound)

@@ -1,0 +1,109 @@
+// A host page written against hostscript.d.ts, type-checked with
+// tsc --strict by TestHostScriptTypesCheck. The @ts-expect-error lines
+// must stay errors: they prove the declarations are strict enough.
+/// <reference path="../../hostscript.d.ts" />
+export {}; // a module: its names stay its own
+
+const sales: embedkit.Frame = embedkit.frame("#sales");
+const iframe: HTMLIFrameElement = sales.element;
+
+const stop = sales.on("dashboard-loaded", (e) => {
+  const widgets: number | undefined = e.payload.widgetCount;
+  const type: "cube:event:dashboard-loaded" = e.type;
+  console.log(`${widgets ?? 0} widgets in ${e.payload.loadDurationMs ?? 0} ms`, type, e.surface, e.timestamp);
+});
+stop();
+
+sales.on("drilldown", (e) => console.log(e.payload.member, e.payload.value, e.payload.widgetId));
+sales.on("download", (e) => {
+  const format: "csv" | "xlsx" | "png" | "pdf" = e.payload.format;
+  console.log(format, e.payload.rowCount);
+});
+sales.on("ready", function (e) {
+  const tenant: string | null = e.payload.embedTenant;
+  const same: embedkit.Frame = this;
+  console.log(tenant, e.payload.deploymentId, e.payload.mode, same.element.id);
+});
+sales.on("view", (e) => console.log(e.payload.path, e.payload.surface));
+sales.on("navigate", (e) => console.log(e.payload.path, e.payload.previousPath));
+sales.on("ai-query", (e) => console.log(e.payload.query, e.payload.status === "completed"));
+sales.on("error", (e) => {
+  if (e.payload.fatal && e.payload.context !== "embed-render") console.log("the kit renews this frame");
+});
+sales.on("session-ended", (e) => {
+  const status: 401 = e.payload.status;
+  const type: "embedkit:session-ended" = e.type;
+  console.log(status, type);
+  location.assign("/login");
+});
+sales.on("session-renewed", (e) => console.log(e.payload.reason));
+sales.on("renew-failed", (e) => {
+  const retry: number | null = e.payload.retryInMs;
+  console.log(e.payload.status, e.payload.message, e.payload.attempt, retry);
+});
+
+function logAll(e: embedkit.AnyFrameEvent): void {
+  if (e.name === "drilldown") {
+    console.log(e.payload.member);
+  } else if (e.name === "renew-failed") {
+    console.log(e.payload.attempt);
+  }
+}
+sales.on("*", logAll);
+sales.off("*", logAll);
+
+sales.setFilter("orders.status", "completed");
+sales.setFilter("orders.amount", 100);
+sales.setFilter("orders.paid", true);
+sales.setFilter("orders.status", ["completed", "shipped"]);
+sales.setFilter("orders.status", null);
+sales.setLocale("de-DE");
+sales.setTimezone("Europe/Berlin");
+sales.setTheme({ primaryColor: "#0b5fff", font: "Inter", borderRadius: 6 });
+sales.setColorScheme("dark");
+sales.navigate("/embed/dashboard/regional-performance");
+sales.refresh();
+sales
+  .reload()
+  .then((ready) => console.log(ready.payload.surface))
+  .catch((err: embedkit.ReloadError) => console.log(err.reason, err.status));
+
+embedkit.setLocale("fr-FR");
+embedkit.setTimezone("UTC");
+embedkit.setTheme({ primaryColor: "#123456" });
+embedkit.setColorScheme("auto");
+embedkit.setFilter("sales.region", "EMEA");
+embedkit.refresh();
+const all: embedkit.Frame[] = embedkit.frames();
+console.log(all.length, iframe.src, window.embedkit === embedkit);
+
+const el = document.createElement("embedkit-frame");
+el.setAttribute("target", "sales");
+document.body.appendChild(el);
+el.on("ready", (e) => console.log(e.payload.publicId));
+el.setFilter("sales.region", "APAC");
+const handle: embedkit.Frame = el.frame;
+console.log(handle === embedkit.frame(el));
+
+iframe.addEventListener("embedkit:drilldown", (e) => console.log(e.detail.payload.member));
+document.addEventListener("embedkit:renew-failed", (e) => console.log(e.detail.payload.retryInMs));
+window.addEventListener("embedkit:session-ended", (e) => console.log(e.detail.payload.status));
+
+// @ts-expect-error not an event name
+sales.on("session-expiring", () => {});
+// @ts-expect-error not a color scheme
+sales.setColorScheme("blue");
+// @ts-expect-error a member is view.member
+sales.setFilter("status", "completed");
+// @ts-expect-error filter values are scalars
+sales.setFilter("orders.status", { value: "completed" });
+// @ts-expect-error a filter needs its value (null clears)
+sales.setFilter("orders.status");
+// @ts-expect-error navigate takes an in-embed path
+sales.navigate("embed/dashboard/x");
+// @ts-expect-error navigate is a frame's own, not page-wide
+embedkit.navigate("/embed/dashboard/x");
+// @ts-expect-error drilldown has no widgetCount
+sales.on("drilldown", (e) => console.log(e.payload.widgetCount));
+// @ts-expect-error the element is read-only
+sales.element = document.createElement("iframe");
