@@ -199,12 +199,33 @@
 // the page shows as "session ended"). It formats numbers and dates in the
 // session's locale and time zone (runtime message, then ?locale= and
 // ?timezone=, then settings, then en-US and UTC), applies the theme, and
-// speaks the postMessage protocol: envelope {source: "platform-embed",
-// direction, type, payload, timestamp}; events platform:event:ready,
-// :error, :session-expiring and :session-ended; actions
-// platform:action:set-locale, :set-timezone, :set-theme,
-// :set-color-scheme, :refresh and :renew-session, accepted only from the
-// parent origin.
+// speaks the platform's documented postMessage protocol with the host
+// page named by ?parentOrigin= only: envelope {source: "cube-embed",
+// direction, type, payload, timestamp, surface}. It posts cube:event:ready
+// once at mount; cube:event:view at mount and after each in-embed
+// navigation, with cube:event:navigate (links to the deployment's other
+// dashboards, or the navigate action); cube:event:dashboard-loaded with
+// widgetCount and loadDurationMs after each load, refresh or filter change;
+// cube:event:download when the viewer downloads the rows as CSV (the
+// button exists with allowExport=true only); cube:event:drilldown when the
+// viewer clicks a bar (member sales.region); cube:event:ai-query on the
+// chat surface; and cube:event:error, fatal with context embed-render for a
+// dashboard whose fixture has a renderError and embed-session for a
+// missing, used, expired or revoked session (and once the page stops
+// trusting its token, an hour before its signed expiry). It sends no
+// other message. It honours cube:action:set-filter, navigate, refresh,
+// set-locale, set-theme, set-color-scheme and the uncatalogued
+// set-timezone.
+//
+// Every dashboard has the same controls, so the documented URL parameters
+// have something to match: filters on sales.region and sales.month
+// (f_sales.region={"value":"EMEA"}; a list of values matches any; "type":
+// "notEquals" inverts; {"value": null} clears, which is the emulator's
+// reading: the docs say nothing of clearing), a time-grain switcher on
+// sales.month (tg_sales.month=quarter) and a member switcher on
+// sales.revenue (ms_sales.revenue=sales.orders charts orders). They filter
+// in the page, over the rows the signed identity may see: viewer-side
+// controls, not security.
 //
 // Every dashboard shows monthly revenue and orders by region (EMEA, AMER,
 // APAC) for January to June 2025, derived from its public id alone, so
@@ -215,7 +236,8 @@
 // other type or naming no known region shows no rows (a null region is no
 // restriction). Otherwise global groups in
 // securityContext.platformCloud.groups named emea, amer or apac limit the
-// rows to those regions; otherwise every row is shown.
+// rows to those regions; otherwise every row is shown. A "project" string
+// in the security context selects that project's own figures.
 //
 // # Control API
 //

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"html/template"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -211,10 +212,22 @@ type embedContext struct {
 	ExpiresAt time.Time `json:"expiresAt"`
 	// ServerTime is the platform's clock, so the page judges expiry by it
 	// and not by the browser's.
-	ServerTime time.Time   `json:"serverTime"`
-	PublicID   string      `json:"publicId,omitempty"`
-	Title      string      `json:"title,omitempty"`
-	Rows       []sampleRow `json:"rows"`
+	ServerTime time.Time `json:"serverTime"`
+	PublicID   string    `json:"publicId,omitempty"`
+	Title      string    `json:"title,omitempty"`
+	// RenderError is the dashboard fixture's renderError: the page shows
+	// that the dashboard failed to render.
+	RenderError string      `json:"renderError,omitempty"`
+	Rows        []sampleRow `json:"rows"`
+	// Dashboards are the published dashboards of the viewer's deployment,
+	// the page's in-embed navigation.
+	Dashboards []embedDashboard `json:"dashboards"`
+}
+
+// embedDashboard is one entry of the in-embed navigation.
+type embedDashboard struct {
+	PublicID string `json:"publicId"`
+	Title    string `json:"title"`
 }
 
 // handleEmbedContext answers GET /embed/api/context for the page script.
@@ -281,7 +294,9 @@ func (s *Server) handleEmbedContext(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		out.PublicID, out.Title = pid, title
+		out.RenderError = s.dashboardRenderError(pid)
 	}
+	out.Dashboards = s.publishedDashboards(c.DeploymentID)
 	out.Rows = sampleRowsFor(out.PublicID, c.SecurityContext, c.Attributes)
 
 	b, err := json.Marshal(out)
@@ -315,4 +330,29 @@ func nonNil(m map[string]any) map[string]any {
 		return map[string]any{}
 	}
 	return m
+}
+
+// dashboardRenderError is the renderError of dashboard publicID.
+func (s *Server) dashboardRenderError(publicID string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d := s.st.byPublicID[publicID]; d != nil {
+		return d.RenderError
+	}
+	return ""
+}
+
+// publishedDashboards lists the published dashboards of a deployment (every
+// deployment for 0), by public id.
+func (s *Server) publishedDashboards(deploymentID int64) []embedDashboard {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := []embedDashboard{}
+	for id, d := range s.st.byPublicID {
+		if d.Published && (deploymentID == 0 || d.deploymentID == deploymentID) {
+			out = append(out, embedDashboard{PublicID: id, Title: d.Title})
+		}
+	}
+	slices.SortFunc(out, func(a, b embedDashboard) int { return strings.Compare(a.PublicID, b.PublicID) })
+	return out
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -236,7 +238,7 @@ func TestEmbedAssets(t *testing.T) {
 		path, ctype, contains string
 		status                int
 	}{
-		{"/embed/assets/embed.js", "text/javascript; charset=utf-8", `"platform-embed"`, 200},
+		{"/embed/assets/embed.js", "text/javascript; charset=utf-8", `"cube-embed"`, 200},
 		{"/embed/assets/embed.css", "text/css; charset=utf-8", "--primary-color", 200},
 		{"/embed/assets/page.html", "text/html; charset=utf-8", "", 404},
 		{"/embed/assets/../pages.go", "text/html; charset=utf-8", "", 404},
@@ -259,26 +261,71 @@ func TestEmbedAssets(t *testing.T) {
 	}
 }
 
-// TestEmbedScriptProtocol checks that the page script speaks the message
-// protocol with the names the host side expects and never posts to "*".
+// TestEmbedScriptProtocol holds the page script to the platform's browser
+// contract, ../../testdata/embed-protocol.json, read here on its own (the
+// emulator shares no code with the kit's host script): every message type
+// the script names is in the contract; every documented event is posted
+// and every action handled; the source is the contract's; nothing goes to
+// "*".
 func TestEmbedScriptProtocol(t *testing.T) {
 	js, err := assetFS.ReadFile("assets/embed.js")
 	if err != nil {
 		t.Fatal(err)
 	}
 	src := string(js)
+	raw, err := os.ReadFile("../../testdata/embed-protocol.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var proto struct {
+		Envelope struct {
+			Source string `json:"source"`
+		} `json:"envelope"`
+		Events []struct {
+			Type       string `json:"type"`
+			Documented bool   `json:"documented"`
+		} `json:"events"`
+		Actions []struct {
+			Type       string `json:"type"`
+			Documented bool   `json:"documented"`
+		} `json:"actions"`
+	}
+	if err := json.Unmarshal(raw, &proto); err != nil {
+		t.Fatal(err)
+	}
+	known := map[string]bool{}
+	for _, e := range proto.Events {
+		known[e.Type] = true
+		if !e.Documented {
+			continue
+		}
+		if !strings.Contains(src, `post("`+e.Type+`"`) {
+			t.Errorf("embed.js never posts the documented event %s", e.Type)
+		}
+	}
+	for _, a := range proto.Actions {
+		known[a.Type] = true
+		if !strings.Contains(src, `case "`+a.Type+`":`) {
+			t.Errorf("embed.js does not handle the action %s", a.Type)
+		}
+	}
+	for _, m := range regexp.MustCompile(`"((?:cube|platform):[a-z]+:[a-z-]+)"`).FindAllStringSubmatch(src, -1) {
+		if !known[m[1]] {
+			t.Errorf("embed.js names %s, which is not in the contract", m[1])
+		}
+	}
+	if !strings.Contains(src, `var SOURCE = "`+proto.Envelope.Source+`";`) {
+		t.Errorf("embed.js does not use the contract's source %q", proto.Envelope.Source)
+	}
 	for _, want := range []string{
-		`"platform:event:ready"`, `"platform:event:error"`, `"platform:event:session-expiring"`,
-		`"platform:event:session-ended"`, `"platform:action:set-locale"`, `"platform:action:set-timezone"`,
-		`"platform:action:set-theme"`, `"platform:action:set-color-scheme"`, `"platform:action:refresh"`,
-		`"platform:action:renew-session"`, `"/api/v1/embed/session/token"`, `"/embed/api/context"`,
+		`"/api/v1/embed/session/token"`, `"/embed/api/context"`,
 		"ev.origin !== parentOrigin", "Intl.NumberFormat", "Intl.DateTimeFormat",
 	} {
 		if !strings.Contains(src, want) {
 			t.Errorf("embed.js lacks %s", want)
 		}
 	}
-	for _, banned := range []string{`"*"`, "localStorage", "sessionStorage", "document.cookie", "innerHTML", "eval(", "console."} {
+	for _, banned := range []string{`"*"`, "localStorage", "sessionStorage", "document.cookie", "innerHTML", "eval(", "console.", "platform-embed", "session-expiring", "renew-session"} {
 		if strings.Contains(src, banned) {
 			t.Errorf("embed.js uses %s", banned)
 		}
@@ -357,11 +404,19 @@ func TestEmbedContext(t *testing.T) {
 		}
 	}
 
-	// Without publicId: the rows, no title.
+	// Without publicId: the rows, no title; the navigation either way.
 	res = serve(t, s, "GET", "/embed/api/context", "Bearer "+tok, nil)
 	body = readBody(t, res)
-	if res.StatusCode != http.StatusOK || strings.Contains(body, `"title"`) || !strings.Contains(body, `"rows":[{`) {
+	var bare struct {
+		Title      *string          `json:"title"`
+		Rows       []sampleRow      `json:"rows"`
+		Dashboards []embedDashboard `json:"dashboards"`
+	}
+	if err := json.Unmarshal([]byte(body), &bare); err != nil || res.StatusCode != http.StatusOK || bare.Title != nil || len(bare.Rows) == 0 {
 		t.Errorf("without publicId: %d %s", res.StatusCode, body)
+	}
+	if want := []embedDashboard{{PublicID: "sales-overview", Title: "Sales <overview>"}}; !reflect.DeepEqual(bare.Dashboards, want) {
+		t.Errorf("in-embed navigation %v, want the deployment's published dashboards %v", bare.Dashboards, want)
 	}
 
 	// Region groups filter a viewer without a region attribute.

@@ -22,6 +22,10 @@ package emulator
 //     that name a region group ("emea", "amer", "apac", case-insensitive)
 //     limit the rows to those regions.
 //  3. Otherwise every row is shown.
+//
+// A "project" string in the security context (a host scoping an embed by
+// its own route) selects that project's figures: the rows are derived from
+// the dashboard's public id and the project, and carry the project.
 
 import (
 	"hash/fnv"
@@ -50,6 +54,8 @@ type sampleRow struct {
 	// UpdatedAt is when the month's figures were last refreshed, a moment
 	// whose calendar date differs between time zones.
 	UpdatedAt time.Time `json:"updatedAt"`
+	// Project is the project of a security context scoped to one.
+	Project string `json:"project,omitempty"`
 }
 
 // sampleRowsFor returns the rows of dashboard publicID that the viewer
@@ -57,8 +63,12 @@ type sampleRow struct {
 // and then region. See the file comment for the filtering rule.
 func sampleRowsFor(publicID string, securityContext map[string]any, attributes map[string]any) []sampleRow {
 	allowed := visibleRegions(securityContext, attributes)
+	project, _ := securityContext["project"].(string)
 	h := fnv.New64a()
 	h.Write([]byte(publicID))
+	if project != "" {
+		h.Write([]byte("\x00project\x00" + project))
+	}
 	seed := h.Sum64()
 
 	rows := make([]sampleRow, 0, sampleMonths*len(sampleRegions))
@@ -82,6 +92,7 @@ func sampleRowsFor(publicID string, securityContext map[string]any, attributes m
 				// The last day of the month, 23:30 UTC plus a few minutes:
 				// already the next month east of UTC.
 				UpdatedAt: first.AddDate(0, 1, 0).Add(-30*time.Minute + time.Duration(seed%17)*time.Minute),
+				Project:   project,
 			})
 		}
 	}

@@ -125,3 +125,29 @@ func TestSampleRowsShape(t *testing.T) {
 		}
 	}
 }
+
+// TestSampleRowsScopedToAProject: a project in the security context (a host
+// scoping an embed by its route) gives that project's own figures, marked
+// with the project, and row-level security still applies.
+func TestSampleRowsScopedToAProject(t *testing.T) {
+	plain := sampleRowsFor("sales-overview", nil, map[string]any{"region": "EMEA"})
+	a := sampleRowsFor("sales-overview", map[string]any{"project": "alpha"}, map[string]any{"region": "EMEA"})
+	b := sampleRowsFor("sales-overview", map[string]any{"project": "beta"}, map[string]any{"region": "EMEA"})
+	if len(a) != len(plain) || len(b) != len(plain) {
+		t.Fatalf("%d and %d rows, want %d like the unscoped view", len(a), len(b), len(plain))
+	}
+	for i := range a {
+		if a[i].Project != "alpha" || b[i].Project != "beta" || plain[i].Project != "" {
+			t.Fatalf("row %d projects %q %q %q", i, a[i].Project, b[i].Project, plain[i].Project)
+		}
+		if a[i].Region != "EMEA" || b[i].Region != "EMEA" {
+			t.Fatalf("row %d leaks region %s/%s", i, a[i].Region, b[i].Region)
+		}
+	}
+	if a[0].Revenue == b[0].Revenue && a[1].Revenue == b[1].Revenue {
+		t.Error("two projects show the same figures")
+	}
+	if again := sampleRowsFor("sales-overview", map[string]any{"project": "alpha"}, map[string]any{"region": "EMEA"}); again[0] != a[0] {
+		t.Error("a project's figures change between calls")
+	}
+}

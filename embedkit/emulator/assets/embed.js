@@ -7,17 +7,25 @@
 (function () {
   "use strict";
 
-  var SOURCE = "platform-embed";
+  var SOURCE = "cube-embed";
   var POLL_MS = 2000;
-  // The iframe stops trusting a token an hour before its signed expiry and
-  // warns the host five minutes before that.
+  // The page stops trusting a token an hour before its signed expiry
+  // (about 23 hours after the exchange), as the platform's page does, and
+  // then reports a fatal error: the docs define no message to renew a
+  // session in place, so the host loads the frame again.
   var TRUST_MARGIN_MS = 60 * 60 * 1000;
-  var EXPIRING_WARNING_MS = 5 * 60 * 1000;
   var SHIPPED_LOCALES = [
     "en-US", "de-DE", "es-ES", "es-MX", "fr-FR", "it-IT",
     "ja-JP", "nb-NO", "pt-BR", "pt-PT", "sv-SE", "vi-VN"
   ];
   var SCHEMES = { light: true, dark: true, auto: true };
+  // The controls of every emulated dashboard, so that the documented f_,
+  // tg_ and ms_ parameters and set-filter have something to match: a
+  // parameter applies only when a matching control exists.
+  var FILTERS = { "sales.region": "region", "sales.month": "month" };
+  var GRAINS = { "sales.month": { month: true, quarter: true } };
+  var SWITCHES = { "sales.revenue": { "sales.revenue": "revenue", "sales.orders": "orders" } };
+  var WIDGETS = 2; // the chart and the table
 
   var root = document.getElementById("embed");
   if (!root) {
@@ -42,7 +50,18 @@
     expiringSent: false,
     readySent: false,
     errorSent: false,
-    renderedKey: ""
+    renderedKey: "",
+    // Viewer-side controls: filters by member, the time grain of
+    // sales.month and the measure of the chart.
+    filters: {},
+    grain: "month",
+    measure: "revenue",
+    // A dashboard load under way, reported as dashboard-loaded once drawn.
+    loadStart: Date.now(),
+    loadPending: true,
+    viewPending: true,
+    renderFailed: false,
+    shownRows: []
   };
 
   function $(id) {
@@ -102,7 +121,7 @@
   }
 
   function postError(message, context, fatal) {
-    post("platform:event:error", { message: message, context: context, fatal: !!fatal });
+    post("cube:event:error", { message: message, context: context, fatal: !!fatal });
   }
 
   // --- locale, time zone, theme ----------------------------------------
@@ -209,6 +228,126 @@
     }
   }
 
+  // --- dashboard controls ----------------------------------------------
+
+  function scalar(v) {
+    return typeof v === "string" || typeof v === "boolean" || (typeof v === "number" && isFinite(v));
+  }
+
+  // setFilter applies one filter given as the JSON of the documented f_
+  // parameter, {"value": v} with v a scalar or a list of them (any of
+  // them matches) and an optional "type" of equals (the default) or
+  // notEquals. {"value": null} clears the filter: the docs say nothing of
+  // clearing, and this is the emulator's reading. It reports whether a
+  // control matched.
+  function setFilter(member, json) {
+    if (!Object.prototype.hasOwnProperty.call(FILTERS, member)) {
+      return false;
+    }
+    var v;
+    try {
+      v = JSON.parse(json);
+    } catch (e) {
+      return false;
+    }
+    if (!isObject(v) || !Object.prototype.hasOwnProperty.call(v, "value")) {
+      return false;
+    }
+    if (v.value === null) {
+      delete state.filters[member];
+      return true;
+    }
+    var values = Array.isArray(v.value) ? v.value : [v.value];
+    if (values.length === 0 || !values.every(scalar)) {
+      return false;
+    }
+    if (v.type !== undefined && v.type !== "equals" && v.type !== "notEquals") {
+      return false;
+    }
+    state.filters[member] = { values: values.map(String), not: v.type === "notEquals" };
+    return true;
+  }
+
+  // filterParameter applies "f_<member>=<JSON>" as set-filter carries it;
+  // the JSON is percent-encoded, or, as in the docs' example, not.
+  function filterParameter(text) {
+    if (typeof text !== "string" || text.indexOf("f_") !== 0 || text.indexOf("=") < 0) {
+      return false;
+    }
+    var eq = text.indexOf("=");
+    var member = text.slice(2, eq);
+    var raw = text.slice(eq + 1);
+    var json = raw;
+    try {
+      json = decodeURIComponent(raw.replace(/\+/g, " "));
+    } catch (e) {
+      json = raw;
+    }
+    return setFilter(member, json) || (json !== raw && setFilter(member, raw));
+  }
+
+  // readURLControls applies the page address's f_, tg_ and ms_ parameters,
+  // read once at load (the documented rule).
+  function readURLControls() {
+    params.forEach(function (value, key) {
+      if (key.indexOf("f_") === 0) {
+        setFilter(key.slice(2), value);
+      } else if (key.indexOf("tg_") === 0) {
+        var allowed = GRAINS[key.slice(3)];
+        if (allowed && allowed[value] === true) {
+          state.grain = value;
+        }
+      } else if (key.indexOf("ms_") === 0) {
+        var options = SWITCHES[key.slice(3)];
+        if (options && Object.prototype.hasOwnProperty.call(options, value)) {
+          state.measure = options[value];
+        }
+      }
+    });
+  }
+
+  function rowVisible(row) {
+    for (var member in state.filters) {
+      if (!Object.prototype.hasOwnProperty.call(state.filters, member)) {
+        continue;
+      }
+      var f = state.filters[member];
+      var field = str(row[FILTERS[member]]);
+      var hit = f.values.some(function (v) {
+        return FILTERS[member] === "month" ? field.indexOf(v) === 0 : field.toUpperCase() === v.toUpperCase();
+      });
+      if (hit === f.not) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // byQuarter sums rows by region and calendar quarter.
+  function byQuarter(rows) {
+    var out = [];
+    var index = {};
+    rows.forEach(function (r) {
+      var m = /^(\d{4})-(\d{2})/.exec(str(r.month));
+      if (!m) {
+        return;
+      }
+      var q = Math.floor((Number(m[2]) - 1) / 3);
+      var month = m[1] + "-" + ("0" + (q * 3 + 1)).slice(-2) + "-01";
+      var key = str(r.region) + "|" + month;
+      if (!index[key]) {
+        index[key] = { region: r.region, month: month, quarter: "Q" + (q + 1) + " " + m[1], revenue: 0, orders: 0, updatedAt: r.updatedAt, project: r.project };
+        out.push(index[key]);
+      }
+      index[key].revenue = Math.round((index[key].revenue + (r.revenue || 0)) * 100) / 100;
+      index[key].orders += r.orders || 0;
+      if (str(r.updatedAt) > str(index[key].updatedAt)) {
+        index[key].updatedAt = r.updatedAt;
+      }
+    });
+    return out;
+  }
+
   // --- rendering -------------------------------------------------------
 
   function setStatus(text, stateName, message) {
@@ -282,10 +421,13 @@
       var region = str(row.region);
       tr.setAttribute("data-region", region);
       tr.setAttribute("data-month", str(row.month));
+      if (str(row.project)) {
+        tr.setAttribute("data-project", str(row.project));
+      }
       var month = monthDate(row.month);
       var updated = Date.parse(str(row.updatedAt));
       cell(tr, region);
-      cell(tr, month ? f.month.format(month) : str(row.month));
+      cell(tr, row.quarter ? row.quarter : (month ? f.month.format(month) : str(row.month)));
       cell(tr, typeof row.revenue === "number" ? f.money.format(row.revenue) : "", "num");
       cell(tr, typeof row.orders === "number" ? f.count.format(row.orders) : "", "num");
       cell(tr, isNaN(updated) ? "" : f.moment.format(new Date(updated)));
@@ -308,28 +450,32 @@
     var chart = $("chart");
     var W = 640, H = 220, left = 8, bottom = 196, top = 8;
     var nodes = [svg("line", { "class": "axis", x1: left, y1: bottom, x2: W - 4, y2: bottom })];
+    var measure = state.measure;
     var valid = rows.filter(function (r) {
-      return isObject(r) && typeof r.revenue === "number" && isFinite(r.revenue);
+      return isObject(r) && typeof r[measure] === "number" && isFinite(r[measure]);
     });
     var maxRevenue = 0;
     valid.forEach(function (r) {
-      maxRevenue = Math.max(maxRevenue, r.revenue);
+      maxRevenue = Math.max(maxRevenue, r[measure]);
     });
     if (valid.length > 0 && maxRevenue > 0) {
       var slot = (W - 4 - left) / valid.length;
       var lastMonth = "";
       valid.forEach(function (r, i) {
-        var h = Math.max(0, (bottom - top) * r.revenue / maxRevenue);
+        var h = Math.max(0, (bottom - top) * r[measure] / maxRevenue);
         var x = left + i * slot + slot * 0.1;
         var region = str(r.region);
         var rect = svg("rect", {
           "class": "bar bar-" + region.toLowerCase(),
           x: x.toFixed(1), y: (bottom - h).toFixed(1),
           width: (slot * 0.8).toFixed(1), height: h.toFixed(1),
-          "data-region": region
+          "data-region": region,
+          "data-month": str(r.month),
+          tabindex: 0,
+          role: "button"
         });
         var tip = svg("title", {});
-        tip.textContent = region + " " + str(r.month) + ": " + f.money.format(r.revenue);
+        tip.textContent = region + " " + str(r.month) + ": " + (measure === "revenue" ? f.money.format(r.revenue) : f.count.format(r[measure]));
         rect.appendChild(tip);
         nodes.push(rect);
         if (str(r.month) !== lastMonth) {
@@ -363,8 +509,20 @@
     if (!ctx || state.ended) {
       return;
     }
-    var rows = Array.isArray(ctx.rows) ? ctx.rows : [];
-    var key = JSON.stringify([locale, zone, ctx.displayName, ctx.picture, ctx.title, rows]);
+    if (str(ctx.renderError)) {
+      return;
+    }
+    var rows = (Array.isArray(ctx.rows) ? ctx.rows : []).filter(function (r) {
+      return isObject(r) && rowVisible(r);
+    });
+    if (state.grain === "quarter") {
+      rows = byQuarter(rows);
+    }
+    state.shownRows = rows;
+    root.setAttribute("data-filters", JSON.stringify(state.filters));
+    root.setAttribute("data-grain", state.grain);
+    root.setAttribute("data-measure", state.measure);
+    var key = JSON.stringify([locale, zone, ctx.displayName, ctx.picture, ctx.title, rows, state.measure]);
     if (!force && key === state.renderedKey) {
       return;
     }
@@ -415,7 +573,8 @@
     setStatus("session ended", "ended", "Your session has ended. Sign in again in the host application to continue.");
     if (!state.endedSent) {
       state.endedSent = true;
-      post("platform:event:session-ended", { reason: reason });
+      // The documented way to say the session is over: a fatal error.
+      postError("the session has ended (" + reason + ")", "embed-session", true);
     }
   }
 
@@ -474,10 +633,6 @@
       sessionEnded("expired");
       return false;
     }
-    if (horizon - now <= EXPIRING_WARNING_MS && !state.expiringSent) {
-      state.expiringSent = true;
-      post("platform:event:session-expiring", { expiresAt: new Date(horizon).toISOString() });
-    }
     return true;
   }
 
@@ -530,6 +685,7 @@
           return;
         }
         render(false);
+        renderNav(body);
         if (!state.readySent) {
           state.readySent = true;
           var ready = {
@@ -541,8 +697,30 @@
           if (publicId) {
             ready.publicId = publicId;
           }
-          post("platform:event:ready", ready);
+          post("cube:event:ready", ready);
         }
+        if (state.viewPending) {
+          state.viewPending = false;
+          var view = { surface: surface, path: window.location.pathname };
+          if (publicId) {
+            view.publicId = publicId;
+          }
+          if (str(body.title)) {
+            view.title = str(body.title);
+          }
+          post("cube:event:view", view);
+        }
+        if (str(body.renderError)) {
+          if (!state.renderFailed) {
+            state.renderFailed = true;
+            stopPolling();
+            clearData();
+            setStatus("error", "error", "This dashboard could not be rendered.");
+            post("cube:event:error", { message: str(body.renderError), name: "RenderError", context: "embed-render", fatal: true });
+          }
+          return;
+        }
+        reportLoaded();
         schedule();
       });
     }).catch(function (err) {
@@ -568,12 +746,6 @@
       return loadContext();
     }, function (err) {
       var invalid = err && err.message === "invalid";
-      if (context === "renew-session") {
-        // Whatever is shown stays: a live session goes on, an ended one
-        // stays ended. Only the host needs to know.
-        postError(invalid ? "renewal session expired or already used" : "session renewal failed", context, false);
-        return;
-      }
       if (invalid) {
         showInvalid();
         postError("session expired or already used", context, true);
@@ -582,6 +754,161 @@
         postError("session exchange failed", context, true);
       }
     });
+  }
+
+  // reportLoaded posts dashboard-loaded once a dashboard load (the first,
+  // a navigation, a refresh, a new filter) has been drawn.
+  function reportLoaded() {
+    if (!state.loadPending || surface !== "dashboard") {
+      state.loadPending = false;
+      return;
+    }
+    state.loadPending = false;
+    var payload = { widgetCount: WIDGETS, loadDurationMs: Math.max(0, Date.now() - state.loadStart) };
+    if (publicId) {
+      payload.publicId = publicId;
+    }
+    post("cube:event:dashboard-loaded", payload);
+  }
+
+  function startLoad() {
+    state.loadStart = Date.now();
+    state.loadPending = true;
+  }
+
+  // --- in-embed navigation ---------------------------------------------
+
+  function dashboardPath(id) {
+    var dep = root.getAttribute("data-deployment-id");
+    if (surface === "app") {
+      return "/embed/d/" + dep + "/app/dashboard/" + encodeURIComponent(id);
+    }
+    if (/^\/embed\/d\//.test(window.location.pathname)) {
+      return "/embed/d/" + dep + "/dashboard/" + encodeURIComponent(id);
+    }
+    return "/embed/dashboard/" + encodeURIComponent(id);
+  }
+
+  function renderNav(ctx) {
+    var nav = $("embed-nav");
+    if (!nav || surface === "chat") {
+      return;
+    }
+    var list = Array.isArray(ctx.dashboards) ? ctx.dashboards : [];
+    var key = JSON.stringify(list) + "|" + publicId;
+    if (nav.getAttribute("data-key") === key) {
+      return;
+    }
+    nav.setAttribute("data-key", key);
+    var frag = document.createDocumentFragment();
+    list.forEach(function (d) {
+      if (!isObject(d) || !str(d.publicId)) {
+        return;
+      }
+      var a = document.createElement("a");
+      a.href = dashboardPath(d.publicId);
+      a.textContent = str(d.title) || d.publicId;
+      a.setAttribute("data-public-id", d.publicId);
+      if (d.publicId === publicId) {
+        a.setAttribute("aria-current", "page");
+      }
+      frag.appendChild(a);
+    });
+    nav.replaceChildren(frag);
+  }
+
+  // navigateTo moves the embed to an in-embed path without reloading it
+  // (the token stays in memory): another dashboard of the deployment, or
+  // a path of the creator app.
+  function navigateTo(path) {
+    var m;
+    var dep = root.getAttribute("data-deployment-id");
+    if (surface === "dashboard") {
+      m = /^\/embed\/(?:d\/(\d+)\/)?dashboard\/([A-Za-z0-9][A-Za-z0-9_-]*)$/.exec(path);
+    } else if (surface === "app") {
+      m = new RegExp("^/embed/d/" + dep + "/app(?:/dashboard/([A-Za-z0-9][A-Za-z0-9_-]*)|/[A-Za-z0-9_/-]*)?$").exec(path);
+    }
+    if (!m) {
+      postError("cannot navigate to " + path, "embed-navigate", false);
+      return;
+    }
+    var previous = window.location.pathname;
+    if (path === previous) {
+      return;
+    }
+    window.history.pushState(null, "", path + window.location.search);
+    post("cube:event:navigate", { path: path, previousPath: previous });
+    state.viewPending = true;
+    if (surface === "dashboard") {
+      publicId = m[2];
+      root.setAttribute("data-public-id", publicId);
+      state.renderedKey = "";
+      startLoad();
+    }
+    loadContext();
+  }
+
+  // --- viewer actions ---------------------------------------------------
+
+  function onChartActivate(ev) {
+    if (ev.type === "keydown" && ev.key !== "Enter" && ev.key !== " ") {
+      return;
+    }
+    var bar = ev.target && ev.target.closest ? ev.target.closest("rect.bar") : null;
+    if (!bar) {
+      return;
+    }
+    post("cube:event:drilldown", { member: "sales.region", value: bar.getAttribute("data-region"), widgetId: "revenue-chart" });
+  }
+
+  function csvField(v) {
+    var text = String(v === undefined || v === null ? "" : v);
+    return /[",\n]/.test(text) ? "\"" + text.replace(/"/g, "\"\"") + "\"" : text;
+  }
+
+  // downloadCSV saves the rows shown as CSV, built in the page, and tells
+  // the host what was downloaded, never the rows themselves.
+  function downloadCSV() {
+    var rows = state.shownRows;
+    var lines = ["region,month,revenue,orders"];
+    rows.forEach(function (r) {
+      lines.push([r.region, r.quarter || r.month, r.revenue, r.orders].map(csvField).join(","));
+    });
+    var url = URL.createObjectURL(new Blob([lines.join("\n") + "\n"], { type: "text/csv" }));
+    var a = document.createElement("a");
+    a.href = url;
+    a.download = (publicId || "rows") + ".csv";
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(function () { URL.revokeObjectURL(url); }, 1000);
+    post("cube:event:download", { format: "csv", target: "widget", widgetId: "rows", title: "Rows", rowCount: rows.length });
+  }
+
+  // The chat surface answers from the rows the viewer may see.
+  var chatSeq = 0;
+  function onChatSubmit(ev) {
+    ev.preventDefault();
+    var input = $("chat-input");
+    var query = input.value.trim();
+    var chatId = "chat-" + (++chatSeq);
+    if (!query || !state.context) {
+      post("cube:event:ai-query", { query: query, status: "error", chatId: chatId });
+      $("chat-answer").textContent = query ? "The data is still loading." : "Ask a question about your data.";
+      return;
+    }
+    post("cube:event:ai-query", { query: query, status: "submitted", chatId: chatId });
+    var rows = Array.isArray(state.context.rows) ? state.context.rows : [];
+    var revenue = 0;
+    var orders = 0;
+    rows.forEach(function (r) {
+      revenue += typeof r.revenue === "number" ? r.revenue : 0;
+      orders += typeof r.orders === "number" ? r.orders : 0;
+    });
+    var f = formatters(effectiveLocale(), effectiveZone());
+    $("chat-answer").textContent = "Across the " + rows.length + " months and regions you may see: revenue " +
+      f.money.format(revenue) + ", " + f.count.format(orders) + " orders.";
+    post("cube:event:ai-query", { query: query, status: "completed", chatId: chatId });
   }
 
   // --- actions from the host -------------------------------------------
@@ -599,15 +926,15 @@
     }
     var p = isObject(msg.payload) ? msg.payload : {};
     switch (msg.type) {
-      case "platform:action:set-locale":
+      case "cube:action:set-locale":
         state.runtimeLocale = typeof p.locale === "string" ? p.locale : null;
         render(true);
         break;
-      case "platform:action:set-timezone":
+      case "cube:action:set-timezone":
         state.runtimeTimezone = typeof p.timezone === "string" ? p.timezone : null;
         render(true);
         break;
-      case "platform:action:set-theme":
+      case "cube:action:set-theme":
         ["primaryColor", "font"].forEach(function (k) {
           if (typeof p[k] === "string") {
             state.runtimeTheme[k] = p[k];
@@ -617,21 +944,27 @@
         });
         applyTheme();
         break;
-      case "platform:action:set-color-scheme":
+      case "cube:action:set-color-scheme":
         if (typeof p.scheme === "string" && SCHEMES[p.scheme] === true) {
           document.documentElement.setAttribute("data-color-scheme", p.scheme);
         }
         break;
-      case "platform:action:refresh":
+      case "cube:action:refresh":
         if (state.token && !state.ended) {
+          startLoad();
           loadContext();
         }
         break;
-      case "platform:action:renew-session":
-        if (typeof p.sessionId === "string" && p.sessionId !== "") {
-          start(p.sessionId, "renew-session");
-        } else {
-          postError("renew-session needs a sessionId", "renew-session", false);
+      case "cube:action:set-filter":
+        if (filterParameter(p.filterUrlParameter)) {
+          startLoad();
+          render(true);
+          reportLoaded();
+        }
+        break;
+      case "cube:action:navigate":
+        if (typeof p.path === "string" && state.token && !state.ended) {
+          navigateTo(p.path);
         }
         break;
       default:
@@ -640,6 +973,36 @@
   }
 
   window.addEventListener("message", onMessage);
+  $("chart").addEventListener("click", onChartActivate);
+  $("chart").addEventListener("keydown", onChartActivate);
+  if (params.get("allowExport") === "true") {
+    $("download-csv").hidden = false;
+    $("download-csv").addEventListener("click", downloadCSV);
+  }
+  if (surface === "chat") {
+    $("chat").hidden = false;
+    $("chat-form").addEventListener("submit", onChatSubmit);
+  }
+  $("embed-nav").addEventListener("click", function (ev) {
+    var a = ev.target && ev.target.closest ? ev.target.closest("a[data-public-id]") : null;
+    if (!a) {
+      return;
+    }
+    ev.preventDefault();
+    navigateTo(a.getAttribute("href"));
+  });
+  window.addEventListener("popstate", function () {
+    // Back and forward inside the embed: reload what the address names.
+    var m = /\/dashboard\/([A-Za-z0-9][A-Za-z0-9_-]*)$/.exec(window.location.pathname);
+    if (surface === "dashboard" && m && m[1] !== publicId) {
+      publicId = m[1];
+      state.renderedKey = "";
+      state.viewPending = true;
+      startLoad();
+      loadContext();
+    }
+  });
+  readURLControls();
   $("viewer-picture").addEventListener("error", function () {
     // A picture that fails to load falls back to the initials.
     $("viewer-picture").hidden = true;
@@ -650,8 +1013,8 @@
   var initial = params.get(sessionParam);
   if (!initial) {
     showInvalid();
-    postError("no session in the page address", "session-exchange", true);
+    postError("no session in the page address", "embed-session", true);
   } else {
-    start(initial, "session-exchange");
+    start(initial, "embed-session");
   }
 })();
