@@ -34,6 +34,10 @@ func TestDemoInBrowser(t *testing.T) {
 	t.Run("logout revokes", func(t *testing.T) { testLogoutRevokes(t, s, chloe) })
 	t.Run("refused in a foreign frame", func(t *testing.T) { testForeignFrame(t, s, ben) })
 	t.Run("refused in a sibling origin's frame", func(t *testing.T) { testSiblingOriginFrame(t, s, ana) })
+	t.Run("events and filters", func(t *testing.T) { testEventsAndFilters(t, s, ana) })
+	t.Run("renewal", func(t *testing.T) { testRenewal(t, s, ben) })
+	t.Run("project scoped by route", func(t *testing.T) { testScopedProject(t, s, ana) })
+	t.Run("custom element and per-frame actions", func(t *testing.T) { testCustomElementAndOneFrameActions(t, s, chloe) })
 }
 
 // testSignIn signs u in through the identity provider's form and checks
