@@ -38,6 +38,7 @@ func TestDemoInBrowser(t *testing.T) {
 	t.Run("renewal", func(t *testing.T) { testRenewal(t, s, ben) })
 	t.Run("project scoped by route", func(t *testing.T) { testScopedProject(t, s, ana) })
 	t.Run("custom element and per-frame actions", func(t *testing.T) { testCustomElementAndOneFrameActions(t, s, chloe) })
+	t.Run("the platform page on a bare host page", func(t *testing.T) { testBarePage(t, s) })
 }
 
 // testSignIn signs u in through the identity provider's form and checks

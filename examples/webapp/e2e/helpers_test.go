@@ -21,6 +21,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
+	"github.com/embedkit/embedkit/embedkit/emulator"
 	"github.com/embedkit/embedkit/examples/webapp"
 )
 
@@ -77,6 +78,9 @@ var (
 // stack is the running demo and the browser the tests drive.
 type stack struct {
 	app, idp, emulator string
+	// em is the demo's platform emulator, for tests that talk to the
+	// platform without the host app.
+	em *emulator.Server
 	// browser is the first tab's context; every scenario opens its own
 	// browser context (its own cookies) from it.
 	browser context.Context
@@ -109,6 +113,7 @@ func newStack(t *testing.T) *stack {
 		app:      strings.TrimSuffix(demo.AppURL, "/"),
 		idp:      strings.TrimSuffix(demo.IssuerURL, "/"),
 		emulator: strings.TrimSuffix(demo.PlatformURL, "/"),
+		em:       demo.Emulator,
 		shots:    screenshotDir(t),
 	}
 	for _, u := range []string{s.app, s.idp, s.emulator} {
