@@ -272,7 +272,7 @@ func embedBody(heading string, v EmbedView, csrf string, parent *NavItem) templ.
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "\" data-embedkit-fit=\"viewport\" data-embedkit-min-height=\"480\" src=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "\" data-embedkit-fit=\"viewport\" data-embedkit-min-height=\"720\" src=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

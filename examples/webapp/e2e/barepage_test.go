@@ -266,9 +266,9 @@ func testBarePage(t *testing.T, s *stack) {
 		waitEmbed(t, tab, "the month filter cleared", func(e embedState) bool { return len(e.Rows) == 2 })
 
 		postAction(t, tab, s, "cube:action:navigate", `{path: "/embed/dashboard/regional-performance"}`)
-		ms := waitMessage(t, tab, "navigate", isType("cube:event:navigate"))
+		waitMessage(t, tab, "navigate", isType("cube:event:navigate"))
 		waitEmbed(t, tab, "the other dashboard", func(e embedState) bool { return e.Title == "Regional performance" && e.State == "ready" })
-		ms = waitMessage(t, tab, "the second view", func(m wireMessage) bool {
+		ms := waitMessage(t, tab, "the second view", func(m wireMessage) bool {
 			return m.Type == "cube:event:view" && m.Payload["publicId"] == "regional-performance"
 		})
 		for _, m := range ms {
