@@ -26,6 +26,16 @@
   var GRAINS = { "sales.month": { month: true, quarter: true } };
   var SWITCHES = { "sales.revenue": { "sales.revenue": "revenue", "sales.orders": "orders" } };
   var WIDGETS = 2; // the chart and the table
+  // The page's fixed labels in some of the shipped locales' languages, so
+  // that a locale change shows in the words as well as in the numbers;
+  // other languages fall back to English.
+  var LABELS = {
+    en: { region: "Region", month: "Month", revenue: "Revenue", orders: "Orders", updated: "Updated", download: "Download CSV", askLabel: "Ask about your data", ask: "Ask" },
+    de: { region: "Region", month: "Monat", revenue: "Umsatz", orders: "Bestellungen", updated: "Aktualisiert", download: "CSV herunterladen", askLabel: "Fragen Sie Ihre Daten", ask: "Fragen" },
+    fr: { region: "Région", month: "Mois", revenue: "Chiffre d'affaires", orders: "Commandes", updated: "Mis à jour", download: "Télécharger en CSV", askLabel: "Interrogez vos données", ask: "Demander" },
+    es: { region: "Región", month: "Mes", revenue: "Ingresos", orders: "Pedidos", updated: "Actualizado", download: "Descargar CSV", askLabel: "Pregunte por sus datos", ask: "Preguntar" },
+    ja: { region: "地域", month: "月", revenue: "売上", orders: "注文数", updated: "更新日時", download: "CSV をダウンロード", askLabel: "データについて質問", ask: "質問" }
+  };
 
   var root = document.getElementById("embed");
   if (!root) {
@@ -490,7 +500,17 @@
     chart.replaceChildren.apply(chart, nodes);
   }
 
+  function renderLabels(locale) {
+    var words = LABELS[locale.split("-")[0]] || LABELS.en;
+    var els = document.querySelectorAll("[data-label]");
+    for (var i = 0; i < els.length; i++) {
+      var key = els[i].getAttribute("data-label");
+      els[i].textContent = words[key] || LABELS.en[key] || els[i].textContent;
+    }
+  }
+
   function renderLocale(locale, zone) {
+    renderLabels(locale);
     $("locale").textContent = locale;
     $("timezone").textContent = zone;
     root.setAttribute("data-locale", locale);

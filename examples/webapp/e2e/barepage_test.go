@@ -297,6 +297,10 @@ func testBarePage(t *testing.T, s *stack) {
 		if e.ColorScheme != "dark" {
 			t.Errorf("a forged message changed the colour scheme to %q", e.ColorScheme)
 		}
+		headers, err := inEmbed[string](tab, `Array.from(document.querySelectorAll("table.rows th"), (th) => th.textContent).join("|")`)
+		if err != nil || headers != "地域|月|売上|注文数|更新日時" {
+			t.Errorf("column headers in ja-JP: %q (%v), want them in Japanese", headers, err)
+		}
 		checkEnvelope(t, proto, messages(t, tab))
 	})
 }
