@@ -248,12 +248,8 @@ func (k *Kit) FrameHandler() http.Handler {
 // resolve allows for that route.
 func (k *Kit) FrameFunc(resolve func(r *http.Request, v *Viewer) (Target, error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !k.frameRequestOK(w, r) {
-			return
-		}
-		v, err := k.viewer(r)
-		if err != nil {
-			k.failViewer(w, r, err)
+		v, ok := k.frameViewer(w, r)
+		if !ok {
 			return
 		}
 		t, err := resolve(r, v)
@@ -279,15 +275,23 @@ func (k *Kit) FrameFunc(resolve func(r *http.Request, v *Viewer) (Target, error)
 
 // serveFrame is FrameHandler once the target is known.
 func (k *Kit) serveFrame(w http.ResponseWriter, r *http.Request, name string, t Target) {
+	if v, ok := k.frameViewer(w, r); ok {
+		k.serveViewerFrame(w, r, v, name, t)
+	}
+}
+
+// frameViewer checks a frame request (frameRequestOK) and reads its
+// viewer, answering r itself when either fails.
+func (k *Kit) frameViewer(w http.ResponseWriter, r *http.Request) (*Viewer, bool) {
 	if !k.frameRequestOK(w, r) {
-		return
+		return nil, false
 	}
 	v, err := k.viewer(r)
 	if err != nil {
 		k.failViewer(w, r, err)
-		return
+		return nil, false
 	}
-	k.serveViewerFrame(w, r, v, name, t)
+	return v, true
 }
 
 // serveViewerFrame answers a frame load of viewer v: HEAD only says the

@@ -61,6 +61,21 @@ func waitLog(t *testing.T, tab context.Context, name string, n int) []string {
 	return last
 }
 
+// openLiveDashboard signs u in, opens the first dashboard and waits until
+// the page has heard the embed's ready event. ok is false (and t failed)
+// when the embed cannot talk to the page at all.
+func (s *stack) openLiveDashboard(t *testing.T, u demoUser) (tab context.Context, ok bool) {
+	t.Helper()
+	tab = s.session(t)
+	s.signIn(t, tab, u)
+	s.openDashboard(t, tab)
+	if !embedHearsHost(t, s, tab) {
+		return tab, false
+	}
+	waitLog(t, tab, "ready", 1)
+	return tab, true
+}
+
 // evalHost runs expr in the host page of tab.
 func evalHost(t *testing.T, tab context.Context, what, expr string) {
 	t.Helper()
@@ -177,13 +192,10 @@ func allRows(e embedState, ok func(embedRow) bool) bool {
 // endpoint fails twice and the network drops: renewal waits, retries and
 // recovers, and never reports a sign-out.
 func testRenewal(t *testing.T, s *stack, u demoUser) {
-	tab := s.session(t)
-	s.signIn(t, tab, u)
-	s.openDashboard(t, tab)
-	if !embedHearsHost(t, s, tab) {
+	tab, ok := s.openLiveDashboard(t, u)
+	if !ok {
 		return
 	}
-	waitLog(t, tab, "ready", 1)
 
 	before := sessionIDs(s.sessions(t))
 	markEmbed(t, tab)
@@ -324,13 +336,10 @@ func testScopedProject(t *testing.T, s *stack, u demoUser) {
 // that frame only. Messages from the wrong origin or with another source
 // are ignored.
 func testCustomElementAndOneFrameActions(t *testing.T, s *stack, u demoUser) {
-	tab := s.session(t)
-	s.signIn(t, tab, u)
-	s.openDashboard(t, tab)
-	if !embedHearsHost(t, s, tab) {
+	tab, ok := s.openLiveDashboard(t, u)
+	if !ok {
 		return
 	}
-	waitLog(t, tab, "ready", 1)
 	evalHost(t, tab, "add an <embedkit-frame>", `(() => {
 		window.__second = [];
 		const el = document.createElement("embedkit-frame");
