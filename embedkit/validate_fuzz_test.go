@@ -122,6 +122,11 @@ func FuzzParseVersion(f *testing.F) {
 			t.Fatalf("ParseVersion(%q) = %q, not the bare version at its end", s, v)
 		}
 		for _, spelling := range []string{v, "v" + v, "org/image:v" + v} {
+			if len(spelling) > maxVersionLength {
+				// A longer spelling of an accepted version may pass the
+				// length bound; that is the bound working.
+				continue
+			}
 			if again, err := ParseVersion(spelling); err != nil || again != v {
 				t.Fatalf("ParseVersion(%q) = %q, %v; want %q", spelling, again, err, v)
 			}
