@@ -550,6 +550,13 @@ func (c *Client) send(req *http.Request, cl call) (*http.Response, []byte, error
 			lastErr, lastResp = apiErr, resp
 		}
 
+		if ctxErr := ctx.Err(); ctxErr != nil && apiErr != nil {
+			// The caller gave up while the platform answered: the answer
+			// is kept and the cancellation is what stopped the retries,
+			// so errors.Is(err, context.Canceled) and errors.As(err,
+			// **APIError) both hold.
+			return lastResp, nil, &stoppedErr{answer: apiErr, cause: ctxErr}
+		}
 		if attempt >= p.MaxAttempts || !rewindable || !p.CheckRetry(ctx, idempotent, resp, err) {
 			return lastResp, nil, lastErr
 		}
@@ -641,6 +648,21 @@ func (c *Client) transportError(method, path string, err error, cl call) error {
 	}
 	return &transportErr{method: method, path: path, err: err, secrets: append([]string{c.apiKey}, cl.secrets...)}
 }
+
+// stoppedErr is a platform answer whose retries the caller's context
+// stopped.
+type stoppedErr struct {
+	answer *APIError
+	cause  error
+}
+
+// Error gives the answer and why it was not retried.
+func (e *stoppedErr) Error() string {
+	return e.answer.Error() + " (not retried: " + e.cause.Error() + ")"
+}
+
+// Unwrap gives both the answer and the context's error.
+func (e *stoppedErr) Unwrap() []error { return []error{e.answer, e.cause} }
 
 // transportErr is a failed exchange with the platform. Its message is
 // scrubbed of secrets; Unwrap gives the cause (for errors.Is with

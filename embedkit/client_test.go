@@ -478,8 +478,14 @@ func TestCancelStopsRetries(t *testing.T) {
 	})
 	start := time.Now()
 	_, err := c.ListDeployments(ctx, ListOptions{})
+	// The transport may see the cancellation before or after the 503
+	// arrives; either way the error is the cancellation, and when the
+	// answer arrived first it is kept too.
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v", err)
+	}
+	if apiErr, ok := errors.AsType[*APIError](err); ok && apiErr.StatusCode != 503 {
+		t.Errorf("kept answer = %d, want 503", apiErr.StatusCode)
 	}
 	if calls.Load() != 1 {
 		t.Errorf("calls = %d", calls.Load())
@@ -491,6 +497,49 @@ func TestCancelStopsRetries(t *testing.T) {
 	if _, err := c.ListDeployments(ctx, ListOptions{}); !errors.Is(err, context.Canceled) || calls.Load() != 1 {
 		t.Fatalf("pre-cancelled: %v, calls %d", err, calls.Load())
 	}
+}
+
+// TestCancelAfterAnswerKeepsAnswer: when the caller's context ends after
+// the platform answered a retryable status, the error is the
+// cancellation and still carries the answer.
+func TestCancelAfterAnswerKeepsAnswer(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c, mux, _ := setup(t,
+		WithRetry(RetryPolicy{MaxAttempts: 10, MinDelay: time.Hour, MaxDelay: time.Hour}),
+		WithHTTPClient(&http.Client{Transport: cancelAfter{http.DefaultTransport, cancel}}))
+	var calls atomic.Int32
+	mux.HandleFunc("GET /api/v1/deployments", func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		w.Header().Set("X-Request-Id", "req-7")
+		w.WriteHeader(503)
+	})
+	_, err := c.ListDeployments(ctx, ListOptions{})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	apiErr, ok := errors.AsType[*APIError](err)
+	if !ok || apiErr.StatusCode != 503 {
+		t.Fatalf("err = %v, want the 503 answer kept", err)
+	}
+	if !strings.Contains(err.Error(), "503") || !strings.Contains(err.Error(), "not retried: context canceled") {
+		t.Errorf("message = %q", err)
+	}
+	if calls.Load() != 1 {
+		t.Errorf("calls = %d, want 1", calls.Load())
+	}
+}
+
+// cancelAfter cancels a context once a response is in hand.
+type cancelAfter struct {
+	next   http.RoundTripper
+	cancel context.CancelFunc
+}
+
+func (c cancelAfter) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := c.next.RoundTrip(r)
+	c.cancel()
+	return resp, err
 }
 
 // TestRetryTable counts attempts per status and method.
