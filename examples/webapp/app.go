@@ -48,6 +48,9 @@ const maxRequestBody = 64 << 10
 // appTarget is the registered name of the creator-mode app target.
 const appTarget = "app"
 
+// askTarget is the registered name of the analytics chat target.
+const askTarget = "ask"
+
 // App is the demo host application "Ledgerly": an invoicing product that
 // signs its users in with OpenID Connect and embeds the analytics
 // platform's dashboards through the kit. It is an http.Handler; create it
@@ -239,11 +242,12 @@ func defineTenantAttributes(_ *http.Request, _ *middleware.Viewer, _ middleware.
 // platform's edit and duplicate buttons, with downloads allowed.
 var dashboardChrome = middleware.Chrome{HideDashboardEditButton: true, HideDashboardDuplicateButton: true, AllowExport: true}
 
-// targets registers one target per dashboard and the creator-mode app.
+// targets registers one target per dashboard, the analytics chat and the
+// creator-mode app.
 // Dashboards are addressed by their canonical frame path
 // ("dashboard/{publicId}"), so their names only need to be unique.
 func (a *App) targets() map[string]middleware.Target {
-	ts := make(map[string]middleware.Target, len(a.dashboards)+1)
+	ts := make(map[string]middleware.Target, len(a.dashboards)+2)
 	for i, d := range a.dashboards {
 		ts[fmt.Sprintf("dashboard-%d", i+1)] = middleware.Target{
 			Kind:     middleware.KindDashboard,
@@ -252,6 +256,7 @@ func (a *App) targets() map[string]middleware.Target {
 			Settings: &embedkit.EmbedSessionSettings{ShowDashboardChat: new(false)},
 		}
 	}
+	ts[askTarget] = middleware.Target{Kind: middleware.KindChat}
 	ts[appTarget] = middleware.Target{
 		Kind:     middleware.KindApp,
 		Settings: &embedkit.EmbedSessionSettings{ShowWorkbookShare: new(true)},
@@ -271,6 +276,7 @@ func (a *App) routes() http.Handler {
 		oidcclaims.WithLogger(a.log), oidcclaims.WithClock(a.now)))
 	mux.HandleFunc("GET /dashboards", a.dashboardList)
 	mux.HandleFunc("GET /dashboards/{publicId}", a.dashboardPage)
+	mux.HandleFunc("GET /ask", a.ask)
 	mux.HandleFunc("GET /creator", a.creator)
 	mux.HandleFunc("GET /projects", a.projectList)
 	mux.HandleFunc("GET /projects/{id}", a.projectPage)

@@ -463,6 +463,16 @@ func TestDemoFlow(t *testing.T) {
 		t.Error("the page does not show the saved settings")
 	}
 
+	// The analytics chat: every signed-in viewer; its frame mints a chat
+	// session with the viewer's own security context.
+	resp, body = ben.get(app + "/ask")
+	if resp.StatusCode != http.StatusOK || !strings.Contains(body, `src="/embed/frame/ask"`) || !strings.Contains(body, `href="/ask" aria-current="page"`) {
+		t.Errorf("GET /ask as ben: %d; body %.300s", resp.StatusCode, body)
+	}
+	if loc := ben.frameRedirect("/embed/frame/ask"); loc.Path != "/embed/chat" || loc.Query().Get("sessionId") == "" {
+		t.Errorf("chat frame redirect path %s, sessionId present %t", loc.Path, loc.Query().Has("sessionId"))
+	}
+
 	// Creator workspace: only for creator-mode tenants.
 	if resp, body := ben.get(app + "/creator"); resp.StatusCode != http.StatusForbidden || !strings.Contains(body, `data-kind="forbidden"`) {
 		t.Errorf("GET /creator as ben: %d, want the 403 page", resp.StatusCode)

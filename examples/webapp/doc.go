@@ -57,7 +57,8 @@
 // allow-lists the platform groups and the region attribute, takes the
 // tenant from the viewer and allows creator mode for Config.CreatorTenants.
 // Each dashboard is a target with the dashboard chat turned off; the
-// creator-mode app is the target "app". Saved display settings replace the
+// analytics chat (the Ask page) is the target "ask"; the creator-mode app
+// is the target "app". Saved display settings replace the
 // profile's locale and time zone in the viewer, so they apply to every
 // session minted afterwards; the page applies them at once through the
 // host script.

@@ -106,6 +106,20 @@ func (a *App) creator(w http.ResponseWriter, r *http.Request) {
 	a.render(w, r, http.StatusOK, templates.CreatorView(a.page(r, v, "Workspace", "creator"), a.embedView(r, v, "Workspace", appTarget)))
 }
 
+// ask serves the analytics chat: questions in plain words, answered from
+// the rows the viewer may see (the same security context as the
+// dashboards). The page's event log shows each question's ai-query
+// events.
+func (a *App) ask(w http.ResponseWriter, r *http.Request) {
+	v, ok := a.requireViewer(w, r)
+	if !ok {
+		return
+	}
+	ev := a.embedView(r, v, "Ask your data", askTarget)
+	ev.Lead = "Ask in plain words; answers come only from the data your account may see."
+	a.render(w, r, http.StatusOK, templates.AskView(a.page(r, v, "Ask", "ask"), ev))
+}
+
 // embedView is the iframe and settings panel of target ref.
 func (a *App) embedView(r *http.Request, v *middleware.Viewer, title, ref string) templates.EmbedView {
 	return templates.EmbedView{

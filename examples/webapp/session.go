@@ -186,6 +186,7 @@ func (a *App) page(r *http.Request, v *middleware.Viewer, title, section string)
 	p.CSRFToken = a.csrfToken(v)
 	p.Scheme = a.prefs(r).Scheme
 	p.Nav = []templates.NavItem{{Label: "Dashboards", Href: "/dashboards", Active: section == "dashboards"}}
+	p.Nav = append(p.Nav, templates.NavItem{Label: "Ask", Href: "/ask", Active: section == "ask"})
 	if len(a.projects) > 0 {
 		p.Nav = append(p.Nav, templates.NavItem{Label: "Projects", Href: "/projects", Active: section == "projects"})
 	}

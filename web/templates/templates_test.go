@@ -178,6 +178,7 @@ func pages() []struct {
 		{"dashboards empty", Dashboards(signedIn(), nil)},
 		{"dashboard view", DashboardView(signedIn(), embedView())},
 		{"creator view", CreatorView(signedIn(), embedView())},
+		{"ask view", AskView(signedIn(), embedView())},
 		{"error outage", ErrorPage(signedIn(), ErrorFor(KindOutage))},
 		{"error login expired", ErrorPage(signedOut(), ErrorFor(KindLoginExpired))},
 		{"layout with flash", Layout(Page{Flash: "You have been signed out."}, templ.NopComponent)},
@@ -225,6 +226,11 @@ func TestRequiredIDs(t *testing.T) {
 			name: "creator view",
 			c:    CreatorView(signedIn(), embedView()),
 			want: []string{"page-title", "embed-frame", "embed-status", "settings", "locale-select", "timezone-select", "scheme-select"},
+		},
+		{
+			name: "ask view",
+			c:    AskView(signedIn(), embedView()),
+			want: []string{"page-title", "embed-frame", "embed-status", "settings"},
 		},
 		{
 			name:    "error outage",
@@ -636,6 +642,7 @@ func TestEmbedViews(t *testing.T) {
 	}{
 		{"dashboard", DashboardView(signedIn(), embedView()), "Revenue overview", "Revenue overview", true, DefaultHostScriptURL, true},
 		{"creator", CreatorView(signedIn(), embedView()), "Workspace", "Revenue overview", true, DefaultHostScriptURL, false},
+		{"ask", AskView(signedIn(), embedView()), "Ask", "Revenue overview", true, DefaultHostScriptURL, false},
 		{"creator untitled", CreatorView(signedIn(), EmbedView{FrameSrc: "/embed/frame/workspace", Target: "workspace", HostScriptURL: "/kit/host.js"}), "Workspace", "Workspace", false, "/kit/host.js", false},
 		{"dashboard untitled", DashboardView(signedIn(), EmbedView{FrameSrc: "/f"}), "Dashboard", "Dashboard", false, DefaultHostScriptURL, true},
 	}

@@ -37,6 +37,7 @@ func TestDemoInBrowser(t *testing.T) {
 	t.Run("events and filters", func(t *testing.T) { testEventsAndFilters(t, s, ana) })
 	t.Run("renewal", func(t *testing.T) { testRenewal(t, s, ben) })
 	t.Run("project scoped by route", func(t *testing.T) { testScopedProject(t, s, ana) })
+	t.Run("ask the chat", func(t *testing.T) { testAsk(t, s, ben) })
 	t.Run("custom element and per-frame actions", func(t *testing.T) { testCustomElementAndOneFrameActions(t, s, chloe) })
 	t.Run("the platform page on a bare host page", func(t *testing.T) { testBarePage(t, s) })
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -327,6 +328,54 @@ func testScopedProject(t *testing.T, s *stack, u demoUser) {
 		t.Errorf("routes the viewer may not see minted %d sessions", n)
 	}
 	s.screenshot(t, tab, "6-project")
+	s.signOut(t, tab)
+}
+
+// testAsk opens the demo's chat page: a question asked in the embed
+// reaches the page's own listener through the host script as ai-query
+// events (submitted, then completed), with the question and no answer
+// text beyond the documented payload.
+func testAsk(t *testing.T, s *stack, u demoUser) {
+	tab := s.session(t)
+	s.signIn(t, tab, u)
+	click(t, tab, `a[href="/ask"]`)
+	waitHost(t, tab, "the chat page", func(h hostState) bool { return h.URL == s.app+"/ask" && h.Frame })
+	if !embedHearsHost(t, s, tab) {
+		return
+	}
+	waitLog(t, tab, "ready", 1)
+	evalHost(t, tab, "listen for ai-query through the per-frame API", `(() => {
+		window.__asked = [];
+		embedkit.frame("#embed-frame").on("ai-query", (e) => window.__asked.push(e.surface + ":" + e.payload.status + ":" + e.payload.query));
+	})()`)
+	evalEmbed(t, tab, "ask the chat", `(() => {
+		const input = document.getElementById("chat-input");
+		if (!input || !document.getElementById("chat").checkVisibility()) return false;
+		input.value = "Which region grew most?";
+		document.getElementById("chat-form").requestSubmit();
+		return true;
+	})()`)
+	waitLog(t, tab, "ai-query", 2)
+	raw, err := chromedp.Run(tab, chromedp.Evaluate[string](`JSON.stringify(window.__asked)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked []string
+	if err := json.Unmarshal([]byte(raw), &asked); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"chat:submitted:Which region grew most?", "chat:completed:Which region grew most?"}
+	if !slices.Equal(asked, want) {
+		t.Errorf("the page's ai-query listener heard %q, want %q", asked, want)
+	}
+	text, err := chromedp.Run(tab, chromedp.Evaluate[string](`document.getElementById("event-log").textContent`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text, "completed: Which region grew most?") {
+		t.Errorf("the event log does not show the completed question: %q", text)
+	}
+	s.screenshot(t, tab, "7-ask")
 	s.signOut(t, tab)
 }
 
