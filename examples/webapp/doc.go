@@ -27,9 +27,13 @@
 //	POST /backchannel-logout      OpenID Connect back-channel logout
 //	GET  /dashboards              the dashboards of Config.Dashboards
 //	GET  /dashboards/{publicId}   one dashboard, framed through the kit
+//	GET  /ask                     the analytics chat
+//	GET  /projects                the projects the viewer's region may see
+//	GET  /projects/{id}           one project's analytics, scoped by the route
+//	GET  /projects/{id}/analytics/frame   its frame (Kit.FrameFunc)
 //	GET  /creator                 the creator-mode workspace (creator tenants only)
 //	POST /settings                locale, time zone and colour scheme
-//	     /embed/frame/, /embed/session, /embed/host.js   the kit
+//	     /embed/frame/, /embed/session, /embed/host.js, /embed/host.d.ts   the kit
 //	GET  /static/                 stylesheet and script
 //	GET  /healthz                 liveness
 //
