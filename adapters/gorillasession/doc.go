@@ -39,8 +39,9 @@
 //
 // A cookie cannot be deleted from the server: a copy taken before logout
 // stays valid until its MaxAge. Set Identity.Revocations (MemoryRevocations
-// for one instance) and Clear records the session key, so that Viewer
-// refuses the copy. MemoryRevocations.RevokeSubject ends every cookie
+// for one instance that never restarts; redisstore.Revocations for several
+// instances, or for logout that must survive a restart) and Clear records
+// the session key, so that Viewer refuses the copy. MemoryRevocations.RevokeSubject ends every cookie
 // session of a subject, for OpenID Connect back-channel logout.
 //
 // # Minted session ids

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/embedkit/embedkit/adapters/gorillasession"
+	"github.com/embedkit/embedkit/adapters/storetest"
 )
 
 func TestMemoryRevocations(t *testing.T) {
@@ -61,4 +62,14 @@ func TestMemoryRevocations(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMemoryRevocationsConformance runs the shared suite of lists of
+// ended sessions.
+func TestMemoryRevocationsConformance(t *testing.T) {
+	storetest.RunRevocations(t, func(t *testing.T, now func() time.Time) storetest.Revocations {
+		m := gorillasession.NewMemoryRevocations(time.Hour)
+		m.Now = now
+		return m
+	}, nil)
 }

@@ -23,6 +23,11 @@
 //   - prefix + "{revoke}:due", "{revoke}:rec", "{revoke}:exp": the revoke
 //     queue, a sorted set by next attempt time, the queued records, and a
 //     sorted set by expiry.
+//   - prefix + "ended:k:" + digest(host session key) and
+//     prefix + "ended:s:" + digest(subject): Revocations, the list of ended
+//     host login sessions (for gorillasession.Identity.Revocations), so that
+//     a cookie copied before logout stays signed out on every instance and
+//     after a restart.
 //
 // digest is the unpadded base64url SHA-256, so a key listing shows neither
 // host session keys, which are secrets of the host, nor subjects. Every

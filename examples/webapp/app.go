@@ -64,7 +64,7 @@ type App struct {
 	auth        *Auth
 	store       *sessions.CookieStore
 	identity    *gorillasession.Identity
-	revocations *gorillasession.MemoryRevocations
+	revocations revocationList
 	mapping     oidcclaims.Mapping
 	dashboards  []Dashboard
 	projects    []Project
@@ -102,10 +102,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 
 	a.store = gorillasession.SecureCookieStore(cfg.SessionKeys...)
 	a.store.Options.Secure = secure
-	a.revocations = gorillasession.NewMemoryRevocations(gorillasession.DefaultMaxAge * time.Second)
-	a.revocations.Now = cfg.Now
 	a.identity = gorillasession.New(a.store, SessionName)
-	a.identity.Revocations = a.revocations
 	a.identity.Now = cfg.Now
 	a.csrfKey = deriveKey(cfg.SessionKeys[0], "ledgerly csrf token key v1")
 	a.mapping = oidcclaims.Mapping{
@@ -136,6 +133,11 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	if a.revocations, err = a.endedSessions(); err != nil {
+		a.closeRedis()
+		return nil, err
+	}
+	a.identity.Revocations = a.revocations
 
 	a.kit, err = middleware.New(middleware.Config{
 		Platform:         client,
@@ -208,6 +210,31 @@ func (a *App) sessionStore(ctx context.Context) (middleware.SessionStore, error)
 	default:
 		return memstore.New(memstore.WithClock(a.now)), nil
 	}
+}
+
+// revocationList is the list of ended host sessions: what
+// gorillasession.Identity checks, and a subject-wide revoke for
+// back-channel logout.
+type revocationList interface {
+	gorillasession.Revocations
+	RevokeSubject(ctx context.Context, subject string) error
+}
+
+// endedSessions returns the list of ended host sessions. It lives where
+// the minted ids do: in Redis with REDIS_ADDR, so that a logged-out cookie
+// stays logged out after a restart and on every instance; in memory
+// otherwise (one instance, and a restart forgets it: the README says so).
+func (a *App) endedSessions() (revocationList, error) {
+	if a.redis != nil {
+		r, err := redisstore.NewRevocations(a.redis, sessionLifetime, redisstore.WithPrefix("ledgerly:"), redisstore.WithClock(a.now))
+		if err != nil {
+			return nil, fmt.Errorf("webapp: %s: %w", EnvRedisAddr, err)
+		}
+		return r, nil
+	}
+	m := gorillasession.NewMemoryRevocations(sessionLifetime)
+	m.Now = a.cfg.Now
+	return m, nil
 }
 
 // policy is the app's embedding policy.

@@ -44,6 +44,62 @@ func TestRedisStore(t *testing.T) {
 	}
 }
 
+// TestLogoutSurvivesRestart: with REDIS_ADDR, a copy of a cookie saved
+// before logout stays signed out on another instance sharing the Redis and
+// after the app restarts with the same SESSION_KEYS.
+func TestLogoutSurvivesRestart(t *testing.T) {
+	env := envOf(map[string]string{EnvSessionKeys: sessionKeys(), EnvRedisAddr: testredis.Addr(t)})
+	first := startFlow(t, env)
+	other := startFlow(t, env)
+	b := first.browser()
+	b.login("ana", "ana-dev-pass")
+	var saved *http.Cookie
+	for _, c := range b.jar.Cookies(mustURL(t, first.d.AppURL)) {
+		if c.Name == SessionName {
+			saved = c
+		}
+	}
+	if saved == nil {
+		t.Fatal("no session cookie after sign-in")
+	}
+	signedIn := func(f *flow) bool {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, f.d.AppURL+"/dashboards", nil)
+		req.AddCookie(&http.Cookie{Name: saved.Name, Value: saved.Value})
+		resp, err := http.DefaultTransport.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		switch {
+		case resp.StatusCode == http.StatusOK:
+			return true
+		case resp.StatusCode == http.StatusSeeOther && strings.HasPrefix(resp.Header.Get("Location"), LoginPath):
+			return false
+		}
+		t.Fatalf("GET /dashboards with the saved cookie: %d", resp.StatusCode)
+		return false
+	}
+	if !signedIn(other) {
+		t.Fatal("the other instance does not accept the cookie before logout")
+	}
+
+	_, page := b.get(first.d.AppURL + "/dashboards")
+	if resp, _ := b.post(first.d.AppURL+LogoutPath, url.Values{"csrf_token": {csrfOf(t, page)}}, nil); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("POST /logout: %d", resp.StatusCode)
+	}
+	if signedIn(first) || signedIn(other) {
+		t.Error("a cookie saved before logout still signs in on an instance sharing the Redis")
+	}
+	if err := first.d.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	restarted := startFlow(t, env)
+	if signedIn(restarted) {
+		t.Error("a cookie saved before logout signs in again after a restart")
+	}
+}
+
 func TestRedisUnreachable(t *testing.T) {
 	_, err := RunDemo(t.Context(), DemoOptions{Listen: "127.0.0.1:0", Logger: slog.New(slog.DiscardHandler), Getenv: envOf(map[string]string{EnvRedisAddr: "127.0.0.1:1"})})
 	if err == nil {

@@ -1,0 +1,115 @@
+package redisstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Revocations is a list of ended host login sessions kept in Redis, for a
+// host whose session cookie cannot be deleted on the server (a cookie
+// store): once logout records a session's key, every instance sharing the
+// Redis refuses a copy of the cookie, and so does the same instance after
+// a restart. It has the methods of gorillasession.Revocations, and a
+// RevokeSubject for back-channel logout. Make one with NewRevocations; it
+// is safe for concurrent use.
+//
+// Keys and subjects appear in Redis only as SHA-256 digests. Records carry
+// a Redis expiry, so the list holds no more than the logouts within one
+// cookie lifetime; Redis drops them by its own clock.
+type Revocations struct {
+	client   redis.UniversalClient
+	prefix   string
+	lifetime time.Duration
+	now      func() time.Time
+}
+
+// NewRevocations returns the list kept in Redis through client (which it
+// does not close). lifetime is the longest a session cookie lives (the
+// cookie store's MaxAge): a subject-wide revoke is kept that long. Of the
+// options, WithPrefix and WithClock apply; Revocations and a Store with
+// the same prefix do not meet.
+func NewRevocations(client redis.UniversalClient, lifetime time.Duration, opts ...Option) (*Revocations, error) {
+	if client == nil {
+		return nil, errors.New("redisstore: NewRevocations: client is nil")
+	}
+	if lifetime <= 0 {
+		return nil, fmt.Errorf("redisstore: NewRevocations: lifetime %s must be positive (the session cookie's MaxAge)", lifetime)
+	}
+	c := newConfig(opts)
+	return &Revocations{client: client, prefix: c.prefix + "ended:", lifetime: lifetime, now: c.now}, nil
+}
+
+func (r *Revocations) keyKey(key string) string         { return r.prefix + "k:" + digest(key) }
+func (r *Revocations) subjectKey(subject string) string { return r.prefix + "s:" + digest(subject) }
+
+// RevokeSession records that the session with key ended, until until (the
+// cookie's expiry). A later until extends an earlier record; an earlier
+// one never shortens it. An until already past records nothing.
+func (r *Revocations) RevokeSession(ctx context.Context, key string, until time.Time) error {
+	if key == "" {
+		return errors.New("redisstore: RevokeSession: empty session key")
+	}
+	if !until.After(r.now()) {
+		return nil
+	}
+	k := r.keyKey(key)
+	// NX then GT: a new record gets until, an existing one keeps the
+	// later of the two expiries.
+	_, err := r.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.SetArgs(ctx, k, "1", redis.SetArgs{Mode: "NX", ExpireAt: until})
+		p.Do(ctx, "PEXPIREAT", k, until.UnixMilli(), "GT")
+		return nil
+	})
+	// SET NX answers nil when the record exists: that is not a failure.
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return fmt.Errorf("redisstore: recording an ended session: %w", err)
+	}
+	return nil
+}
+
+// RevokeSubject revokes every session of subject saved until now; a
+// session saved later (a new login) is not affected. Its signature
+// matches oidcclaims.SubjectRevoker.
+func (r *Revocations) RevokeSubject(ctx context.Context, subject string) error {
+	if subject == "" {
+		return errors.New("redisstore: RevokeSubject: empty subject")
+	}
+	at := r.now()
+	if err := r.client.Set(ctx, r.subjectKey(subject), strconv.FormatInt(at.UnixMilli(), 10), r.lifetime).Err(); err != nil {
+		return fmt.Errorf("redisstore: recording a subject's logout: %w", err)
+	}
+	return nil
+}
+
+// Revoked reports whether the session of subject with key, saved at
+// issued, was revoked: by its key, or by a RevokeSubject at or after
+// issued. An error (Redis unreachable) is returned as such: the caller
+// decides; gorillasession.Identity fails the request rather than let a
+// possibly ended session in.
+func (r *Revocations) Revoked(ctx context.Context, subject, key string, issued time.Time) (bool, error) {
+	keys := []string{r.subjectKey(subject)}
+	if key != "" {
+		keys = append(keys, r.keyKey(key))
+	}
+	vals, err := r.client.MGet(ctx, keys...).Result()
+	if err != nil {
+		return false, fmt.Errorf("redisstore: reading ended sessions: %w", err)
+	}
+	if len(vals) == 2 && vals[1] != nil {
+		return true, nil
+	}
+	if vals[0] == nil {
+		return false, nil
+	}
+	s, ok := vals[0].(string)
+	ms, perr := strconv.ParseInt(s, 10, 64)
+	if !ok || perr != nil {
+		return false, errMalformed
+	}
+	return !issued.After(time.UnixMilli(ms)), nil
+}
