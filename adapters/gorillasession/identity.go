@@ -173,15 +173,8 @@ func (id *Identity) Clear(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if rec, ok := storedViewerOf(sess); ok && id.Revocations != nil && rec.SessionKey != "" {
-		maxAge := DefaultMaxAge
-		if sess.Options != nil && sess.Options.MaxAge > 0 {
-			maxAge = sess.Options.MaxAge
-		}
-		until := time.UnixMilli(rec.Issued).Add(time.Duration(maxAge) * time.Second)
-		if err := id.Revocations.RevokeSession(r.Context(), rec.SessionKey, until); err != nil {
-			return fmt.Errorf("gorillasession: revoking session: %w", err)
-		}
+	if err := id.end(r, sess); err != nil {
+		return err
 	}
 	sess.Values = map[any]any{}
 	if sess.Options == nil {
@@ -191,6 +184,36 @@ func (id *Identity) Clear(w http.ResponseWriter, r *http.Request) error {
 	opts.MaxAge = -1
 	sess.Options = &opts
 	return saveBounded(w, r, sess)
+}
+
+// End records the request's login session as ended in Revocations, so
+// that a copy of its cookie signs nobody in, and leaves the cookie and the
+// session alone. It is for a new login over an existing one, where the
+// login handler replaces the cookie itself; logout uses Clear. Without
+// Revocations, or when nobody is logged in, it does nothing.
+func (id *Identity) End(r *http.Request) error {
+	sess, err := id.session(r)
+	if err != nil {
+		return err
+	}
+	return id.end(r, sess)
+}
+
+// end records sess's login as ended until its cookie expires.
+func (id *Identity) end(r *http.Request, sess *sessions.Session) error {
+	rec, ok := storedViewerOf(sess)
+	if !ok || id.Revocations == nil || rec.SessionKey == "" {
+		return nil
+	}
+	maxAge := DefaultMaxAge
+	if sess.Options != nil && sess.Options.MaxAge > 0 {
+		maxAge = sess.Options.MaxAge
+	}
+	until := time.UnixMilli(rec.Issued).Add(time.Duration(maxAge) * time.Second)
+	if err := id.Revocations.RevokeSession(r.Context(), rec.SessionKey, until); err != nil {
+		return fmt.Errorf("gorillasession: revoking session: %w", err)
+	}
+	return nil
 }
 
 // storedViewerOf decodes the viewer value of sess.

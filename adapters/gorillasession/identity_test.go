@@ -382,6 +382,38 @@ func TestClear(t *testing.T) {
 	}
 }
 
+// TestEnd: End records the login as ended and writes no cookie, so the
+// login handler that called it can replace the cookie itself.
+func TestEnd(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	id, _ := newIdentity(t)
+	id.Now = clock
+	rev := gorillasession.NewMemoryRevocations(0)
+	rev.Now = clock
+	id.Revocations = rev
+	b := newBrowser(t)
+
+	// Nobody logged in: nothing to end.
+	b.do(func(w http.ResponseWriter, r *http.Request) {
+		if err := id.End(r); err != nil {
+			t.Fatalf("End with no login: %v", err)
+		}
+	})
+	login(t, b, id, &middleware.Viewer{Subject: "u1"})
+	resp := b.do(func(w http.ResponseWriter, r *http.Request) {
+		if err := id.End(r); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if c := resp.Cookies(); len(c) != 0 {
+		t.Errorf("End wrote cookies: %+v", c)
+	}
+	if _, err := viewerOf(t, b, id); !errors.Is(err, middleware.ErrNoViewer) {
+		t.Errorf("after End: %v, want ErrNoViewer", err)
+	}
+}
+
 func TestRevokeSubject(t *testing.T) {
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }

@@ -167,6 +167,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		Sessions:     a.store,
 		SessionName:  SessionName,
 		OnLogin:      a.onLogin,
+		EndPrevious:  a.endPrevious,
 		ErrorPage:    a.authError,
 		HTTPClient:   cfg.HTTPClient,
 		Logger:       a.log,

@@ -73,6 +73,15 @@ type AuthConfig struct {
 	// during the call, for an app that keeps it as a logout hint. An error
 	// ends the login with a 500 page.
 	OnLogin func(w http.ResponseWriter, r *http.Request, tok *oidc.IDToken, claims map[string]any) error
+	// EndPrevious, when set, is called once the new login's ID token is
+	// verified and before the main session is replaced, with the request
+	// as the browser sent it (its old cookie). It ends the login the
+	// browser already holds as logout would (revokes its embed sessions,
+	// records it as ended), so that signing in as another user over an
+	// existing login leaves nothing of the first alive. It must not write
+	// the main session's cookie: Callback replaces it. An error ends the
+	// new login with a 500 page, and the old login stays as it was.
+	EndPrevious func(w http.ResponseWriter, r *http.Request) error
 	// ErrorPage renders a failed login. Nil means plain text. title and
 	// detail are fixed texts: they never hold a code, token or state.
 	ErrorPage func(w http.ResponseWriter, r *http.Request, status int, title, detail string)
@@ -232,12 +241,13 @@ var oauthErrorCode = regexp.MustCompile(`^[a-z_]{1,64}$`)
 //  3. the ID token is verified by go-oidc (signature against the
 //     provider's keys, issuer, audience, expiry) and its nonce must equal
 //     the login's;
-//  4. the main session is replaced: all prior values are dropped, a
+//  4. EndPrevious ends the login the browser already holds, if any;
+//  5. the main session is replaced: all prior values are dropped, a
 //     server-side store's old record is deleted and a new one is made, and
 //     a new SessionKeyValue is stored. A cookie-only store (CookieStore)
 //     cannot invalidate the old cookie's contents; the new SessionKeyValue
 //     is what tells the two apart;
-//  5. OnLogin fills the session, Auth saves it, and the browser is sent to
+//  6. OnLogin fills the session, Auth saves it, and the browser is sent to
 //     the return path given at Login.
 func (a *Auth) Callback(w http.ResponseWriter, r *http.Request) {
 	noStore(w)
@@ -351,6 +361,13 @@ func (a *Auth) Callback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	if a.cfg.EndPrevious != nil {
+		if err := a.cfg.EndPrevious(w, r); err != nil {
+			a.log.Error("webapp: auth: ending the previous login", "err", err)
+			a.fail(w, r, http.StatusInternalServerError, "Sign-in failed", "The session already open in this browser could not be ended. Try again later.")
+			return
+		}
+	}
 	sess, err := a.replaceSession(w, r)
 	if err != nil {
 		a.log.Error("webapp: auth: replacing the session", "err", err)

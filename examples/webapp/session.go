@@ -66,6 +66,27 @@ func (a *App) onLogin(w http.ResponseWriter, r *http.Request, _ *oidc.IDToken, c
 	return nil
 }
 
+// endPrevious ends the login a browser holds when it signs in again: its
+// embed sessions are revoked (failures queued, as at logout) and its host
+// session is recorded as ended, so a copy of the old cookie signs nobody
+// in. A browser with no valid login has nothing to end.
+func (a *App) endPrevious(w http.ResponseWriter, r *http.Request) error {
+	if _, err := a.viewer(r); err != nil {
+		if errors.Is(err, middleware.ErrNoViewer) {
+			return nil
+		}
+		return err
+	}
+	if err := a.kit.RevokeRequest(w, r); err != nil && !errors.Is(err, middleware.ErrNoViewer) {
+		return err
+	}
+	if err := a.identity.End(r); err != nil {
+		return err
+	}
+	a.log.Info("webapp: the previous login of this browser ended at a new sign-in")
+	return nil
+}
+
 // session returns the request's host session; a cookie that does not
 // decode gives an empty one (gorilla's registry keeps it for the rest of
 // the request).

@@ -1,0 +1,75 @@
+package webapp
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// TestLoginOverLogin: signing in as another user in a browser that holds a
+// login ends the first one as logout would: its embed sessions are
+// revoked, and a copy of its cookie signs nobody in. The second user's
+// sessions live on until they sign out.
+func TestLoginOverLogin(t *testing.T) {
+	f := startFlow(t, envOf(map[string]string{EnvSessionKeys: sessionKeys()}))
+	b := f.browser()
+	b.login("ben", "ben-dev-pass")
+	b.frameRedirect("/embed/frame/dashboard/sales-overview")
+	b.frameRedirect("/embed/frame/dashboard/regional-performance")
+	var benCookie *http.Cookie
+	for _, c := range b.jar.Cookies(mustURL(t, f.d.AppURL)) {
+		if c.Name == SessionName {
+			benCookie = c
+		}
+	}
+	if benCookie == nil {
+		t.Fatal("no session cookie after ben's sign-in")
+	}
+
+	b.login("ana", "ana-dev-pass")
+	b.frameRedirect("/embed/frame/dashboard/sales-overview")
+	states := func(user string) (live, revoked int) {
+		for _, s := range f.sessions() {
+			if s.ExternalID != user {
+				continue
+			}
+			if s.State == "revoked" {
+				revoked++
+			} else {
+				live++
+			}
+		}
+		return
+	}
+	if live, revoked := states("ben"); live != 0 || revoked != 2 {
+		t.Errorf("ben's embed sessions after ana signed in over his login: %d live, %d revoked; want 0, 2", live, revoked)
+	}
+	if live, _ := states("ana"); live != 1 {
+		t.Errorf("ana has %d live embed sessions, want 1", live)
+	}
+
+	// ben's cookie, copied before, signs nobody in.
+	req, _ := http.NewRequest(http.MethodGet, f.d.AppURL+"/dashboards", nil)
+	req.AddCookie(&http.Cookie{Name: benCookie.Name, Value: benCookie.Value})
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), LoginPath) {
+		t.Errorf("ben's old cookie: %d, want a redirect to sign-in", resp.StatusCode)
+	}
+
+	// The browser is ana's now, and her sign-out ends her session.
+	resp, page := b.get(f.d.AppURL + "/dashboards")
+	if resp.StatusCode != http.StatusOK || !strings.Contains(page, "Ana") {
+		t.Fatalf("after the second sign-in: %d, ana's page expected", resp.StatusCode)
+	}
+	if resp, _ := b.post(f.d.AppURL+LogoutPath, url.Values{"csrf_token": {csrfOf(t, page)}}, nil); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("POST /logout: %d", resp.StatusCode)
+	}
+	if live, revoked := states("ana"); live != 0 || revoked != 1 {
+		t.Errorf("ana's embed sessions after her sign-out: %d live, %d revoked", live, revoked)
+	}
+}
