@@ -65,6 +65,7 @@ type App struct {
 	store       *sessions.CookieStore
 	identity    *gorillasession.Identity
 	revocations revocationList
+	hints       logoutHints
 	mapping     oidcclaims.Mapping
 	dashboards  []Dashboard
 	projects    []Project
@@ -138,6 +139,10 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		return nil, err
 	}
 	a.identity.Revocations = a.revocations
+	a.hints = newMemoryHints()
+	if a.redis != nil {
+		a.hints = &redisHints{c: a.redis, prefix: "ledgerly:"}
+	}
 
 	a.kit, err = middleware.New(middleware.Config{
 		Platform:         client,

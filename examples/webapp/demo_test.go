@@ -41,6 +41,12 @@ func (s *secretSet) add(label, v string) {
 	s.values[v] = label
 }
 
+func (s *secretSet) label(v string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.values[v]
+}
+
 func (s *secretSet) labels() map[string]int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -158,7 +164,9 @@ func (f *flow) browser() *browser {
 // do sends req and returns the answer with its body read. App answers
 // are checked for the security headers and kept, headers included
 // (except the frame endpoint's redirect to the platform, which carries
-// the single-use id by design); provider answers' bodies are kept.
+// the single-use id by design, and sign-out's redirect to the provider,
+// which carries the ID token as id_token_hint by design); provider
+// answers' bodies are kept.
 func (b *browser) do(req *http.Request) (*http.Response, string) {
 	t := b.f.t
 	t.Helper()
@@ -181,9 +189,10 @@ func (b *browser) do(req *http.Request) (*http.Response, string) {
 	switch req.URL.Host {
 	case app.Host:
 		b.f.seen = append(b.f.seen, string(body))
-		frameRedirect := strings.HasPrefix(req.URL.Path, "/embed/frame/") && resp.StatusCode == http.StatusSeeOther
+		byDesign := resp.StatusCode == http.StatusSeeOther &&
+			(strings.HasPrefix(req.URL.Path, "/embed/frame/") || req.URL.Path == LogoutPath && strings.HasPrefix(resp.Header.Get("Location"), b.f.d.IssuerURL+"/"))
 		for k, vs := range resp.Header {
-			if k == "Location" && frameRedirect {
+			if k == "Location" && byDesign {
 				continue
 			}
 			b.f.seen = append(b.f.seen, k+": "+strings.Join(vs, ", "))
@@ -288,6 +297,24 @@ func (b *browser) login(user, password string) (*http.Response, string) {
 	cb, _ := url.Parse(resp.Header.Get("Location"))
 	b.f.secrets.add("auth code", cb.Query().Get("code"))
 	return b.follow(resp, "")
+}
+
+// subjectOf returns the sub claim of a JWT, unverified.
+func subjectOf(t *testing.T, jwt string) string {
+	t.Helper()
+	parts := strings.Split(jwt, ".")
+	if len(parts) != 3 {
+		return ""
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		return ""
+	}
+	var c struct {
+		Sub string `json:"sub"`
+	}
+	_ = json.Unmarshal(raw, &c)
+	return c.Sub
 }
 
 // csrf returns the form token of a page.
@@ -550,6 +577,10 @@ func TestDemoFlow(t *testing.T) {
 	end, _ := url.Parse(resp.Header.Get("Location"))
 	if got := end.Query().Get("post_logout_redirect_uri"); got != app+"/" {
 		t.Errorf("post_logout_redirect_uri %q", got)
+	}
+	// The login's ID token, kept on the server since sign-in, is the hint.
+	if hint := end.Query().Get("id_token_hint"); f.secrets.label(hint) != "ID token" || subjectOf(t, hint) != "ana" {
+		t.Errorf("id_token_hint is not ana's ID token (present: %t)", hint != "")
 	}
 	resp, body = ana.follow(resp, "")
 	if resp.Request.URL.String() != app+"/" || !strings.Contains(body, `id="sign-in-cta"`) {

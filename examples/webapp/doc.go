@@ -23,7 +23,7 @@
 //	GET  /login, /auth/callback   OpenID Connect sign-in (Auth)
 //	POST /logout                  same-origin POST with the form token: revokes the
 //	                              login's embed sessions, ends the session, then the
-//	                              provider's end-session endpoint
+//	                              provider's end-session endpoint with id_token_hint
 //	POST /backchannel-logout      OpenID Connect back-channel logout
 //	GET  /dashboards              the dashboards of Config.Dashboards
 //	GET  /dashboards/{publicId}   one dashboard, framed through the kit

@@ -304,13 +304,20 @@ func (a *App) logout(w http.ResponseWriter, r *http.Request) {
 // endSession runs after the kit has revoked the embed sessions: it clears
 // the host session (and records it as ended, so a copy of the cookie no
 // longer signs anyone in) and sends the browser to the provider's
-// end-session endpoint, which comes back to the home page.
+// end-session endpoint with the login's ID token as id_token_hint, which
+// comes back to the home page.
 func (a *App) endSession(w http.ResponseWriter, r *http.Request) {
+	hint := ""
+	if v, err := a.viewer(r); err == nil {
+		if hint, err = a.hints.take(r.Context(), v.SessionKey); err != nil {
+			a.log.Warn("webapp: reading the logout hint", "err", err)
+		}
+	}
 	if err := a.identity.Clear(w, r); err != nil {
 		a.log.Error("webapp: clearing the session at sign-out", "err", err)
 	}
-	a.log.Info("webapp: signed out")
-	target := a.auth.EndSessionURL("", a.cfg.PublicURL+"/")
+	a.log.Info("webapp: signed out", "hint", hint != "")
+	target := a.auth.EndSessionURL(hint, a.cfg.PublicURL+"/")
 	if target == "" {
 		target = "/"
 	}

@@ -17,8 +17,8 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// TestRedisStore runs the demo with REDIS_ADDR: minted ids are kept in
-// Redis, and logout still revokes every one of them.
+// TestRedisStore runs the demo with REDIS_ADDR: minted ids and the logout
+// hint are kept in Redis, and logout still revokes every one of them.
 func TestRedisStore(t *testing.T) {
 	f := startFlow(t, envOf(map[string]string{EnvRedisAddr: testredis.Addr(t)}))
 	ana := f.browser()
@@ -29,6 +29,11 @@ func TestRedisStore(t *testing.T) {
 	resp, _ := ana.post(f.d.AppURL+LogoutPath, url.Values{"csrf_token": {csrfOf(t, page)}}, nil)
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("POST /logout: %d", resp.StatusCode)
+	}
+	// The logout hint was kept in Redis since sign-in.
+	end, _ := url.Parse(resp.Header.Get("Location"))
+	if hint := end.Query().Get("id_token_hint"); f.secrets.label(hint) != "ID token" {
+		t.Errorf("id_token_hint is not the login's ID token (present: %t)", hint != "")
 	}
 	n := 0
 	for _, s := range f.sessions() {

@@ -63,6 +63,11 @@ func (a *App) onLogin(w http.ResponseWriter, r *http.Request, _ *oidc.IDToken, c
 	// Save replaced the session's values; Auth saves the session again
 	// after this returns, with the sign-in time.
 	sess.Values[loginAtValue] = a.now().Unix()
+	// The ID token stays on the server, for sign-out's id_token_hint. A
+	// hint that cannot be kept costs the provider its hint, not the login.
+	if err := a.hints.keep(r.Context(), key, RawIDToken(r), sessionLifetime); err != nil {
+		a.log.Warn("webapp: the logout hint could not be kept", "err", err)
+	}
 	return nil
 }
 
@@ -71,11 +76,15 @@ func (a *App) onLogin(w http.ResponseWriter, r *http.Request, _ *oidc.IDToken, c
 // session is recorded as ended, so a copy of the old cookie signs nobody
 // in. A browser with no valid login has nothing to end.
 func (a *App) endPrevious(w http.ResponseWriter, r *http.Request) error {
-	if _, err := a.viewer(r); err != nil {
+	v, err := a.viewer(r)
+	if err != nil {
 		if errors.Is(err, middleware.ErrNoViewer) {
 			return nil
 		}
 		return err
+	}
+	if _, err := a.hints.take(r.Context(), v.SessionKey); err != nil {
+		a.log.Warn("webapp: dropping the previous login's logout hint", "err", err)
 	}
 	if err := a.kit.RevokeRequest(w, r); err != nil && !errors.Is(err, middleware.ErrNoViewer) {
 		return err
