@@ -28,8 +28,17 @@ import (
 // AppName is the demo host app's product name.
 const AppName = "Ledgerly"
 
-// SessionName is the name of the app's session cookie.
+// SessionName is the name of the app's session cookie when the app is
+// served over plain http (a loopback address in development), where
+// browsers refuse the __Host- prefix.
 const SessionName = "ledgerly_session"
+
+// SecureSessionName is the session cookie's name when PublicURL is https.
+// The __Host- prefix makes a browser keep the cookie only when this very
+// host set it over https, with Path=/ and no Domain, so a sibling
+// subdomain cannot plant a session cookie that signs the victim in as
+// someone else. The login cookie carries the same prefix.
+const SecureSessionName = "__Host-" + SessionName
 
 // Paths the app serves beside its pages.
 const (
@@ -64,6 +73,7 @@ type App struct {
 	auth        *Auth
 	store       *sessions.CookieStore
 	identity    *gorillasession.Identity
+	sessionName string
 	revocations revocationList
 	hints       logoutHints
 	mapping     oidcclaims.Mapping
@@ -103,7 +113,11 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 
 	a.store = gorillasession.SecureCookieStore(cfg.SessionKeys...)
 	a.store.Options.Secure = secure
-	a.identity = gorillasession.New(a.store, SessionName)
+	a.sessionName = SessionName
+	if secure {
+		a.sessionName = SecureSessionName
+	}
+	a.identity = gorillasession.New(a.store, a.sessionName)
 	a.identity.Now = cfg.Now
 	a.csrfKey = deriveKey(cfg.SessionKeys[0], "ledgerly csrf token key v1")
 	a.mapping = oidcclaims.Mapping{
@@ -170,7 +184,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		RedirectURL:  cfg.PublicURL + CallbackPath,
 		Scopes:       []string{"profile", "email", "groups"},
 		Sessions:     a.store,
-		SessionName:  SessionName,
+		SessionName:  a.sessionName,
 		OnLogin:      a.onLogin,
 		EndPrevious:  a.endPrevious,
 		ErrorPage:    a.authError,

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
+	"net/http/httptest"
 	"net/url"
 	"reflect"
 	"regexp"
@@ -20,6 +21,7 @@ import (
 	"time"
 
 	"github.com/embedkit/embedkit/embedkit/emulator"
+	"github.com/embedkit/embedkit/middleware"
 )
 
 // secretSet collects values that must never appear in logs, pages or
@@ -783,8 +785,39 @@ func TestSecureCookiesOnHTTPS(t *testing.T) {
 		t.Fatal("GET /login set no cookie")
 	}
 	for _, c := range cs {
-		if !c.Secure || !c.HttpOnly {
-			t.Errorf("cookie %s: Secure %v HttpOnly %v", c.Name, c.Secure, c.HttpOnly)
+		if !c.Secure || !c.HttpOnly || !strings.HasPrefix(c.Name, "__Host-") || c.Path != "/" || c.Domain != "" {
+			t.Errorf("cookie %s: Secure %v HttpOnly %v Path %q Domain %q; want a __Host- cookie", c.Name, c.Secure, c.HttpOnly, c.Path, c.Domain)
+		}
+	}
+
+	// A sibling origin can set a cookie without the prefix for the whole
+	// site; a valid session value planted under that name signs nobody in.
+	rec := httptest.NewRecorder()
+	r := httptest.NewRequest(http.MethodGet, "https://127.0.0.1:8443/", nil)
+	if err := d.App.identity.Save(rec, r, &middleware.Viewer{Subject: "mallory"}); err != nil {
+		t.Fatal(err)
+	}
+	var value string
+	for _, c := range rec.Result().Cookies() {
+		if c.Name == SecureSessionName {
+			value = c.Value
+		}
+	}
+	if value == "" {
+		t.Fatalf("Save set no %s cookie", SecureSessionName)
+	}
+	for _, tc := range []struct {
+		name     string
+		signedIn bool
+	}{
+		{SecureSessionName, true},
+		{SessionName, false},
+	} {
+		r := httptest.NewRequest(http.MethodGet, "https://127.0.0.1:8443/", nil)
+		r.AddCookie(&http.Cookie{Name: tc.name, Value: value})
+		_, err := d.App.identity.Viewer(r)
+		if got := err == nil; got != tc.signedIn {
+			t.Errorf("a session under the name %s: signed in %v, want %v (%v)", tc.name, got, tc.signedIn, err)
 		}
 	}
 }

@@ -100,9 +100,9 @@ func (a *App) endPrevious(w http.ResponseWriter, r *http.Request) error {
 // decode gives an empty one (gorilla's registry keeps it for the rest of
 // the request).
 func (a *App) session(r *http.Request) *sessions.Session {
-	sess, _ := a.store.Get(r, SessionName)
+	sess, _ := a.store.Get(r, a.sessionName)
 	if sess == nil {
-		sess = sessions.NewSession(a.store, SessionName)
+		sess = sessions.NewSession(a.store, a.sessionName)
 		opts := *a.store.Options
 		sess.Options = &opts
 		sess.IsNew = true
