@@ -18,6 +18,7 @@ import (
 	"github.com/gorilla/sessions"
 	"golang.org/x/oauth2"
 
+	"github.com/embedkit/embedkit/adapters/oidcclaims"
 	"github.com/embedkit/embedkit/middleware"
 )
 
@@ -105,6 +106,7 @@ type Auth struct {
 	cfg        AuthConfig
 	oauth      oauth2.Config
 	verifier   *oidc.IDTokenVerifier
+	provider   *oidc.Provider
 	endSession string
 	loginName  string
 	secure     bool
@@ -169,6 +171,7 @@ func NewAuth(ctx context.Context, cfg AuthConfig) (*Auth, error) {
 		return nil, fmt.Errorf("webapp: auth: reading discovery document: %w", err)
 	}
 	a.endSession = meta.EndSessionEndpoint
+	a.provider = provider
 	a.oauth = oauth2.Config{
 		ClientID:     cfg.ClientID,
 		ClientSecret: cfg.ClientSecret,
@@ -240,7 +243,10 @@ var oauthErrorCode = regexp.MustCompile(`^[a-z_]{1,64}$`)
 //  2. the code is exchanged with the PKCE verifier;
 //  3. the ID token is verified by go-oidc (signature against the
 //     provider's keys, issuer, audience, expiry) and its nonce must equal
-//     the login's;
+//     the login's; when the provider publishes a userinfo_endpoint, it is
+//     asked with the access token, its sub must be the ID token's, and
+//     its claims fill those the ID token lacks (oidcclaims.MergeUserInfo:
+//     providers may keep profile claims out of the ID token);
 //  4. EndPrevious ends the login the browser already holds, if any;
 //  5. the main session is replaced: all prior values are dropped, a
 //     server-side store's old record is deleted and a new one is made, and
@@ -359,6 +365,19 @@ func (a *Auth) Callback(w http.ResponseWriter, r *http.Request) {
 		a.log.Error("webapp: auth: decoding ID token claims", "err", err)
 		a.fail(w, r, http.StatusUnauthorized, "Sign-in failed", "The identity provider's answer could not be read.")
 		return
+	}
+	if a.provider.UserInfoEndpoint() != "" {
+		u, err := a.provider.UserInfo(ctx, oauth2.StaticTokenSource(tok))
+		if err != nil {
+			a.log.Error("webapp: auth: user info request failed", "err", err)
+			a.fail(w, r, http.StatusBadGateway, "Sign-in failed", "The identity provider could not be reached. Try again later.")
+			return
+		}
+		if claims, err = oidcclaims.MergeUserInfo(claims, u); err != nil {
+			a.log.Warn("webapp: auth: user info refused", "err", err)
+			a.fail(w, r, http.StatusUnauthorized, "Sign-in failed", "The identity provider's answer could not be verified.")
+			return
+		}
 	}
 
 	if a.cfg.EndPrevious != nil {

@@ -877,6 +877,9 @@ type fakeIdP struct {
 	kid        string
 	noEndpoint bool
 	mint       func(f *fakeIdP, nonce string) string
+	// userInfo, when set, is published as userinfo_endpoint and answers
+	// it, given the request's Authorization header.
+	userInfo func(authorization string) (status int, body string)
 
 	mu    sync.Mutex
 	nonce string
@@ -894,6 +897,9 @@ func (f *fakeIdP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		if !f.noEndpoint {
 			doc["end_session_endpoint"] = f.issuer + "/logout"
+		}
+		if f.userInfo != nil {
+			doc["userinfo_endpoint"] = f.issuer + "/userinfo"
 		}
 		_ = json.NewEncoder(w).Encode(doc)
 	case "/jwks":
@@ -917,6 +923,15 @@ func (f *fakeIdP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"expires_in":   3600,
 			"id_token":     f.mint(f, nonce),
 		})
+	case "/userinfo":
+		if f.userInfo == nil {
+			http.NotFound(w, r)
+			return
+		}
+		status, body := f.userInfo(r.Header.Get("Authorization"))
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = io.WriteString(w, body)
 	default:
 		http.NotFound(w, r)
 	}
@@ -1040,6 +1055,70 @@ func TestCallbackRejectsBadIDTokens(t *testing.T) {
 			}
 			if h.tokenCalls.Load() != 1 {
 				t.Errorf("token endpoint called %d times", h.tokenCalls.Load())
+			}
+		})
+	}
+}
+
+// TestCallbackUserInfo: a provider that keeps the profile out of the ID
+// token (OpenID Connect Core 5.4) still gives a full sign-in: the user
+// info endpoint is asked with the access token, and its claims fill the
+// gaps. An answer about another user, or no answer, fails the sign-in.
+func TestCallbackUserInfo(t *testing.T) {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const profile = `"name":"Mallory Doe","email":"m@example.com","locale":"de-DE","zoneinfo":"Europe/Berlin","tenant":"northwind","groups":["sales"]`
+	for _, tc := range []struct {
+		name       string
+		status     int
+		body       string
+		wantStatus int
+		wantName   string
+	}{
+		{"profile from user info", 200, `{"sub":"mallory",` + profile + `}`, http.StatusFound, "Mallory Doe"},
+		{"another user's answer", 200, `{"sub":"eve",` + profile + `}`, http.StatusUnauthorized, ""},
+		{"user info fails", 503, `{"error":"temporarily_unavailable"}`, http.StatusBadGateway, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var gotAuth atomic.Value
+			var claims map[string]any
+			h := newHarness(t, harnessOptions{
+				idp: func(t *testing.T, issuer, _ string, _ *clock) http.Handler {
+					return &fakeIdP{issuer: issuer, key: key, kid: "k",
+						mint: func(f *fakeIdP, nonce string) string { return signJWT(t, jose.RS256, f.key, f.kid, f.claims(nonce)) },
+						userInfo: func(a string) (int, string) {
+							gotAuth.Store(a)
+							return tc.status, tc.body
+						}}
+				},
+				onLogin: func(w http.ResponseWriter, r *http.Request, tok *oidc.IDToken, c map[string]any) error {
+					claims = c
+					LoginSession(r).Values["sub"] = tok.Subject
+					return nil
+				},
+			})
+			c := newBrowser()
+			auth := h.startLogin(t, c, "/x")
+			resp, _ := h.get(t, c, auth.String())
+			resp, body := h.get(t, c, resp.Header.Get("Location"))
+			if resp.StatusCode != tc.wantStatus {
+				t.Fatalf("callback: %d, want %d\n%s\n%s", resp.StatusCode, tc.wantStatus, body, h.logs)
+			}
+			if a, _ := gotAuth.Load().(string); a != "Bearer fake-access-token-0123456789" {
+				t.Errorf("user info asked with Authorization %q, want the access token", a)
+			}
+			if tc.wantStatus != http.StatusFound {
+				if h.onLogins.Load() != 0 || setCookieNamed(resp, sessionName) != nil {
+					t.Error("a session was issued")
+				}
+				return
+			}
+			for k, want := range map[string]any{"name": tc.wantName, "email": "m@example.com", "locale": "de-DE", "zoneinfo": "Europe/Berlin", "tenant": "northwind"} {
+				if claims[k] != want {
+					t.Errorf("claim %s = %v, want %v", k, claims[k], want)
+				}
 			}
 		})
 	}

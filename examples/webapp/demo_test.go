@@ -78,7 +78,11 @@ type captureTransport struct {
 
 func (c *captureTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if auth, ok := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer "); ok {
-		c.secrets.add("API key", auth)
+		// The platform's API key; the provider's user info endpoint is
+		// sent the access token, captured from the token answer already.
+		if !strings.HasSuffix(req.URL.Path, "/userinfo") {
+			c.secrets.add("API key", auth)
+		}
 	}
 	if _, pass, ok := req.BasicAuth(); ok {
 		if p, err := url.QueryUnescape(pass); err == nil {
