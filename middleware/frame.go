@@ -367,8 +367,8 @@ func requestSourceOrigin(r *http.Request) string {
 	return strings.ToLower(ref.Scheme + "://" + ref.Host)
 }
 
-// ownOrigin is the origin r was sent to: Config.HostOrigin, or its scheme
-// and Host.
+// ownOrigin is the origin r was sent to: Config.HostOrigin, the origin
+// recorded by WithRequestOrigin, or its scheme and Host.
 func (k *Kit) ownOrigin(r *http.Request) string {
 	if k.hostOrigin != "" {
 		return k.hostOrigin

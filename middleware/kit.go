@@ -82,9 +82,14 @@ type Config struct {
 	// that hold the iframes. The kit passes it to the platform as the
 	// iframe URL's parentOrigin parameter: the only origin the embedded
 	// page exchanges messages with, since the frame endpoint sends no
-	// referrer. Empty derives it from each request (https when the request
-	// came over TLS, and its Host); set it when a proxy in front of the
-	// host terminates TLS or rewrites Host.
+	// referrer. Empty derives it from each request: the origin recorded by
+	// WithRequestOrigin, else https when the request came over TLS, and
+	// its Host. X-Forwarded-Proto and other X-Forwarded-* headers are
+	// ignored, since any client can send them. Behind a proxy that
+	// terminates TLS or rewrites Host, set HostOrigin (the production
+	// setting), or put proxyheaders.Identity.ForwardedOrigin in front of
+	// the kit with the proxy's addresses, so that X-Forwarded-Proto is
+	// read from that proxy only.
 	HostOrigin string
 
 	// Targets are the embeds the host offers, by name. Names are what the
@@ -365,11 +370,15 @@ func parseHostOrigin(s string) (string, error) {
 }
 
 // parentOrigin is the origin of the host page that embeds the frame r
-// loads: Config.HostOrigin, or the request's own scheme and Host. Empty
-// when the Host is not a plain host[:port].
+// loads: Config.HostOrigin, the origin recorded by WithRequestOrigin, or
+// the request's own scheme and Host. Empty when the Host is not a plain
+// host[:port].
 func (k *Kit) parentOrigin(r *http.Request) string {
 	if k.hostOrigin != "" {
 		return k.hostOrigin
+	}
+	if o, ok := requestOrigin(r.Context()); ok {
+		return o
 	}
 	scheme := "http"
 	if r.TLS != nil {

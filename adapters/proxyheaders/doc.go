@@ -9,8 +9,9 @@
 // configured trusted proxy prefixes; from any other address they are
 // ignored and the request has no viewer (middleware.ErrNoViewer), so a
 // client that reaches the app directly cannot name itself. New refuses a
-// configuration without trusted proxies, or with a prefix that covers every
-// address.
+// configuration without trusted proxies, or whose prefixes together hold
+// every IPv4 or every IPv6 address (0.0.0.0/0, or 0.0.0.0/1 with
+// 128.0.0.0/1, and the like).
 //
 // RemoteAddr must be the proxy's own address: do not put a "real IP"
 // middleware that rewrites RemoteAddr from X-Forwarded-For in front of the
@@ -25,4 +26,25 @@
 // limits; otherwise Viewer returns an error naming the header. Headers carry
 // no login session, so Viewer.SessionKey is empty and logout revokes every
 // embed session of the subject.
+//
+// # Proxy setup
+//
+// The kit tells the platform the host page's origin (the iframe URL's
+// parentOrigin, the only origin the embedded page talks to). Behind a
+// proxy that terminates TLS, the request the app sees is plain http, and
+// the middleware reads no X-Forwarded-* header by itself, since any client
+// can send one. Either set middleware.Config.HostOrigin to the public
+// origin ("https://app.example.com"), the production setting, right
+// whatever the proxy does with Host; or wrap the kit's handlers in
+// Identity.ForwardedOrigin with the proxy's addresses:
+//
+//	handler := id.ForwardedOrigin(mux)
+//
+// It takes the scheme from X-Forwarded-Proto when, and only when, the
+// request's RemoteAddr is one of the trusted proxies, and the host from
+// the Host header, which the proxy must pass through (nginx:
+// proxy_set_header Host $host; proxy_set_header X-Forwarded-Proto
+// $scheme). The kit's own Identity need not be this one: an app whose
+// viewers come from OIDC can build an Identity here only for
+// ForwardedOrigin and its proxies' addresses.
 package proxyheaders

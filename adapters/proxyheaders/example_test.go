@@ -2,6 +2,7 @@ package proxyheaders_test
 
 import (
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"net/netip"
 
@@ -33,4 +34,19 @@ func Example() {
 	// Output:
 	// jane jane@example.com [sales emea] <nil>
 	// middleware: no logged-in viewer
+}
+
+// ForwardedOrigin in front of the kit: requests from the proxy, which
+// terminates TLS, get the https origin it names in X-Forwarded-Proto.
+func ExampleIdentity_ForwardedOrigin() {
+	id, err := proxyheaders.New(proxyheaders.Config{
+		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.20.0.0/16")},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	mux := http.NewServeMux() // mux.Handle("/embed/frame/", kit.FrameHandler()), ...
+	handler := id.ForwardedOrigin(mux)
+	_ = handler // http.ListenAndServe(":8080", handler)
 }

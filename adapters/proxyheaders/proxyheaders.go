@@ -31,8 +31,14 @@ const (
 // Config configures an Identity.
 type Config struct {
 	// TrustedProxies are the addresses of the proxies that authenticate
-	// users and set the headers. Required; a prefix of length 0 (every
-	// address) is refused.
+	// users and set the headers. Required. Prefixes that together hold
+	// every IPv4 address or every IPv6 address are refused, whether one
+	// prefix (0.0.0.0/0, ::/0, ::ffff:0.0.0.0/96) or several
+	// (0.0.0.0/1 and 128.0.0.0/1); broad prefixes that leave addresses
+	// out are accepted, so list only the proxies' own addresses.
+	// IPv4-mapped prefixes (::ffff:10.0.0.0/104) are read as the IPv4
+	// prefixes they name; remote addresses are matched unmapped, so a
+	// shorter IPv6 prefix (::/8) trusts no IPv4 client.
 	TrustedProxies []netip.Prefix
 
 	// Header names; empty means the default. DisplayNameHeader "-" turns
@@ -65,12 +71,15 @@ type Identity struct {
 	maxGroups int
 	logger    *slog.Logger
 	warnOnce  sync.Once
+
+	protoWarnOnce sync.Once // for ForwardedOrigin
 }
 
 var _ middleware.Identity = (*Identity)(nil)
 
 // New returns an Identity for cfg. It fails when no trusted proxy is
-// configured or a prefix trusts every address.
+// configured or the trusted prefixes together hold every IPv4 or every
+// IPv6 address.
 func New(cfg Config) (*Identity, error) {
 	if len(cfg.TrustedProxies) == 0 {
 		return nil, errors.New("proxyheaders: no trusted proxies configured; headers from anyone else must be ignored")
@@ -91,10 +100,22 @@ func New(cfg Config) (*Identity, error) {
 		if !p.IsValid() {
 			return nil, fmt.Errorf("proxyheaders: trusted proxy %d: invalid prefix", i+1)
 		}
-		if p.Bits() == 0 {
+		n := normalizePrefix(p)
+		if n.Bits() == 0 {
 			return nil, fmt.Errorf("proxyheaders: trusted proxy %d: %s trusts every address", i+1, p)
 		}
-		id.trusted = append(id.trusted, p.Masked())
+		id.trusted = append(id.trusted, n)
+	}
+	if all4, all6 := trustsEveryone(id.trusted); all4 || all6 {
+		var every []string
+		if all4 {
+			every = append(every, "every IPv4 address")
+		}
+		if all6 {
+			every = append(every, "every IPv6 address")
+		}
+		return nil, fmt.Errorf("proxyheaders: trusted proxies %v together trust %s; list only the proxies' own addresses",
+			cfg.TrustedProxies, strings.Join(every, " and "))
 	}
 	for _, h := range []string{id.user, id.email, id.groups, id.display} {
 		if h != "" && !validHeaderName(h) {
