@@ -6,7 +6,12 @@ import "time"
 const (
 	// DefaultMaxPerKey is the number of records kept per key unless
 	// WithMaxPerKey says otherwise.
-	DefaultMaxPerKey = 64
+	// A record lives as long as what was minted from it can (about a
+	// day), so this is how many embeds one sign-in may open in a day
+	// before its oldest is revoked early: far beyond what a person opens
+	// (an open dashboard does not die under a heavy user), it bounds what
+	// a scripted client makes the store hold.
+	DefaultMaxPerKey = 1024
 	// DefaultCleanupInterval is how often expired keys are swept unless
 	// WithCleanupInterval says otherwise.
 	DefaultCleanupInterval = time.Minute

@@ -9,7 +9,12 @@ const (
 	DefaultPrefix = "embedkit:"
 	// DefaultMaxPerKey is the number of records kept per host session key
 	// unless WithMaxPerKey says otherwise.
-	DefaultMaxPerKey = 64
+	// A record lives as long as what was minted from it can (about a
+	// day), so this is how many embeds one sign-in may open in a day
+	// before its oldest is revoked early: far beyond what a person opens
+	// (an open dashboard does not die under a heavy user), it bounds what
+	// a scripted client makes the store hold.
+	DefaultMaxPerKey = 1024
 	// DefaultBackoff and DefaultMaxBackoff bound the wait before a deferred
 	// revoke is due again unless WithBackoff says otherwise.
 	DefaultBackoff    = 5 * time.Second

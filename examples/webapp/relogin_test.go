@@ -73,3 +73,44 @@ func TestLoginOverLogin(t *testing.T) {
 		t.Errorf("ana's embed sessions after her sign-out: %d live, %d revoked", live, revoked)
 	}
 }
+
+// TestHeavyUserKeepsOpenDashboards: a sign-in that opens many embeds (100,
+// beyond the 64 the stores kept before) loses none of them while signed
+// in, and its logout revokes every one.
+func TestHeavyUserKeepsOpenDashboards(t *testing.T) {
+	f := startFlow(t, envOf(map[string]string{EnvSessionKeys: sessionKeys()}))
+	b := f.browser()
+	b.login("ben", "ben-dev-pass")
+	const n = 100
+	for range n {
+		b.frameRedirect("/embed/frame/dashboard/sales-overview")
+	}
+	count := func() (live, revoked int) {
+		for _, s := range f.sessions() {
+			if s.ExternalID != "ben" {
+				continue
+			}
+			if s.State == "revoked" {
+				revoked++
+			} else {
+				live++
+			}
+		}
+		return
+	}
+	// Make any revoke queued early (a store pushing out old records) that
+	// is due now before counting.
+	if _, err := f.d.App.kit.FlushRevokes(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if live, revoked := count(); live != n || revoked != 0 {
+		t.Fatalf("while signed in: %d live, %d revoked; want %d live", live, revoked, n)
+	}
+	_, page := b.get(f.d.AppURL + "/dashboards")
+	if resp, _ := b.post(f.d.AppURL+LogoutPath, url.Values{"csrf_token": {csrfOf(t, page)}}, nil); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("POST /logout: %d", resp.StatusCode)
+	}
+	if live, revoked := count(); live != 0 || revoked != n {
+		t.Errorf("after logout: %d live, %d revoked; want all %d revoked", live, revoked, n)
+	}
+}
