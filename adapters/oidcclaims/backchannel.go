@@ -25,6 +25,9 @@ const BackChannelLogoutEvent = "http://schemas.openid.net/event/backchannel-logo
 const (
 	DefaultMaxBodyBytes    = 16 << 10
 	DefaultReplayCacheSize = 10000
+	// DefaultClockSkew is how far ahead of the handler's clock a logout
+	// token's iat may be: the leeway go-oidc allows for nbf.
+	DefaultClockSkew = 5 * time.Minute
 )
 
 // SubjectRevoker ends every session of a subject: the host session and the
@@ -49,10 +52,11 @@ type logoutConfig struct {
 	logger    *slog.Logger
 	maxBody   int64
 	cacheSize int
+	skew      time.Duration
 }
 
-// WithClock sets the clock of the replay cache. Use the same clock as the
-// verifier's oidc.Config.Now, which checks expiry.
+// WithClock sets the clock of the replay cache and of the iat check. Use the
+// same clock as the verifier's oidc.Config.Now, which checks expiry.
 func WithClock(now func() time.Time) LogoutOption {
 	return func(c *logoutConfig) { c.now = now }
 }
@@ -75,6 +79,13 @@ func WithReplayCacheSize(n int) LogoutOption {
 	return func(c *logoutConfig) { c.cacheSize = n }
 }
 
+// WithClockSkew sets how far in the future a logout token's iat may be
+// (default DefaultClockSkew), for a provider whose clock runs ahead. A
+// negative d means the default.
+func WithClockSkew(d time.Duration) LogoutOption {
+	return func(c *logoutConfig) { c.skew = d }
+}
+
 // BackChannelLogout returns the handler of an OpenID Connect Back-Channel
 // Logout 1.0 endpoint (register its URL as the client's
 // backchannel_logout_uri).
@@ -87,9 +98,13 @@ func WithReplayCacheSize(n int) LogoutOption {
 //   - is signed by the issuer, for this client, and not expired (verifier,
 //     which the host builds with its ClientID; it also rejects tokens
 //     without jti or exp);
-//   - has an iat claim, an events claim whose BackChannelLogoutEvent member
-//     is a JSON object, no nonce claim, and a sub or sid claim;
+//   - has an iat claim at most the clock skew (WithClockSkew) in the
+//     future, an events claim whose BackChannelLogoutEvent member is a JSON
+//     object, no nonce claim, and a sub or sid claim;
 //   - was not accepted before (its jti is remembered until it expires).
+//
+// An old iat is accepted as long as the token has not expired: exp, not
+// iat, bounds a token's life, and the replay check covers it until then.
 //
 // For a token with sub, revoker.RevokeSubject(sub) ends all of the
 // subject's sessions, also when a sid narrows the logout to one session: the
@@ -102,6 +117,13 @@ func WithReplayCacheSize(n int) LogoutOption {
 // sent again. Error bodies are a fixed JSON object that holds nothing of
 // the token.
 //
+// The handler is open to anyone, so a forged token must not cost an
+// outbound request. A verifier from Provider.Verifier uses go-oidc's
+// RemoteKeySet, which fetches the provider's keys again for every token its
+// cached keys do not verify: one fetch per forged POST. Build the verifier
+// on a KeySet instead, which fetches at most once per
+// DefaultKeyRefreshInterval (see the package documentation).
+//
 // BackChannelLogout panics when verifier or revoker is nil.
 func BackChannelLogout(verifier *oidc.IDTokenVerifier, revoker SubjectRevoker, opts ...LogoutOption) http.Handler {
 	if verifier == nil || revoker == nil {
@@ -112,6 +134,7 @@ func BackChannelLogout(verifier *oidc.IDTokenVerifier, revoker SubjectRevoker, o
 		logger:    slog.Default(),
 		maxBody:   DefaultMaxBodyBytes,
 		cacheSize: DefaultReplayCacheSize,
+		skew:      DefaultClockSkew,
 	}
 	for _, o := range opts {
 		o(&cfg)
@@ -121,6 +144,9 @@ func BackChannelLogout(verifier *oidc.IDTokenVerifier, revoker SubjectRevoker, o
 	}
 	if cfg.maxBody < 1 {
 		cfg.maxBody = DefaultMaxBodyBytes
+	}
+	if cfg.skew < 0 {
+		cfg.skew = DefaultClockSkew
 	}
 	return &backChannel{
 		verifier: verifier,
@@ -202,6 +228,13 @@ func (h *backChannel) verify(ctx context.Context, raw string) (*oidc.LogoutToken
 	}
 	if len(claims.IssuedAt) == 0 || string(claims.IssuedAt) == "null" {
 		return nil, fmt.Errorf("%w: no iat claim", errBadToken)
+	}
+	// A future iat means a token minted ahead of its use, or a broken
+	// clock; only the skew is tolerated. exp bounds old tokens (see
+	// BackChannelLogout).
+	if limit := h.cfg.now().Add(h.cfg.skew); tok.IssuedAt.After(limit) {
+		return nil, fmt.Errorf("%w: iat %s is more than %s ahead of the clock", errBadToken,
+			tok.IssuedAt.UTC().Format(time.RFC3339), h.cfg.skew)
 	}
 	ev := strings.TrimSpace(string(claims.Events[BackChannelLogoutEvent]))
 	if !strings.HasPrefix(ev, "{") {

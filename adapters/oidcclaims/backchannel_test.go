@@ -348,3 +348,77 @@ func TestBackChannelLogoutNeedsVerifierAndRevoker(t *testing.T) {
 		})
 	}
 }
+
+// TestBackChannelLogoutIssuedAt checks the iat bound: at most the clock skew
+// in the future; an old iat is fine while the token has not expired.
+func TestBackChannelLogoutIssuedAt(t *testing.T) {
+	clock := newFakeClock()
+	iss, verifier := newTestIssuer(t, clock)
+	now := clock.Now()
+	skew := oidcclaims.DefaultClockSkew
+	tests := []struct {
+		name string
+		opts []oidcclaims.LogoutOption
+		iat  any // a time, or nil for no iat claim
+		want int
+	}{
+		{"now", nil, now, http.StatusOK},
+		{"an hour ago, not expired", nil, now.Add(-time.Hour), http.StatusOK},
+		{"skew-1s ahead", nil, now.Add(skew - time.Second), http.StatusOK},
+		{"skew ahead", nil, now.Add(skew), http.StatusOK},
+		{"skew+1s ahead", nil, now.Add(skew + time.Second), http.StatusBadRequest},
+		{"a day ahead", nil, now.Add(24 * time.Hour), http.StatusBadRequest},
+		{"missing", nil, nil, http.StatusBadRequest},
+		{"WithClockSkew(30s), 29s ahead", []oidcclaims.LogoutOption{oidcclaims.WithClockSkew(30 * time.Second)},
+			now.Add(29 * time.Second), http.StatusOK},
+		{"WithClockSkew(30s), 31s ahead", []oidcclaims.LogoutOption{oidcclaims.WithClockSkew(30 * time.Second)},
+			now.Add(31 * time.Second), http.StatusBadRequest},
+		{"WithClockSkew(0), 1s ahead", []oidcclaims.LogoutOption{oidcclaims.WithClockSkew(0)},
+			now.Add(time.Second), http.StatusBadRequest},
+		{"negative skew means the default", []oidcclaims.LogoutOption{oidcclaims.WithClockSkew(-time.Second)},
+			now.Add(skew - time.Second), http.StatusOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var logs bytes.Buffer
+			rev := &recordingRevoker{}
+			opts := append([]oidcclaims.LogoutOption{
+				oidcclaims.WithClock(clock.Now),
+				oidcclaims.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))),
+			}, tt.opts...)
+			h := oidcclaims.BackChannelLogout(verifier, rev, opts...)
+			c := logoutClaims(iss, now, "jti-iat-"+strings.ReplaceAll(t.Name(), "/", "-"))
+			if iat, ok := tt.iat.(time.Time); ok {
+				c["iat"] = iat.Unix()
+				exp := now.Add(2 * time.Minute)
+				if iat.After(now) {
+					exp = iat.Add(2 * time.Minute)
+				}
+				c["exp"] = exp.Unix()
+			} else {
+				delete(c, "iat")
+			}
+			token := iss.sign(iss.key, "logout+jwt", c)
+			rec := postLogout(t, h, token)
+			if rec.Code != tt.want {
+				t.Fatalf("status = %d, want %d; log: %s", rec.Code, tt.want, logs.String())
+			}
+			if strings.Contains(logs.String(), token) {
+				t.Errorf("log holds the token: %s", logs.String())
+			}
+			if tt.want == http.StatusOK {
+				return
+			}
+			if len(rev.revoked()) != 0 {
+				t.Errorf("revoked %q, want nothing", rev.revoked())
+			}
+			wantLog := "ahead of the clock"
+			if tt.iat == nil {
+				wantLog = "no iat claim"
+			}
+			if !strings.Contains(logs.String(), wantLog) {
+				t.Errorf("log does not say %q: %s", wantLog, logs.String())
+			}
+		})
+	}
+}

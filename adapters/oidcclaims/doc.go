@@ -66,5 +66,38 @@
 // host's oidc.IDTokenVerifier, checks the logout-specific rules (typ
 // logout+jwt, the events claim, no nonce, sub or sid, jti used once) and asks
 // a SubjectRevoker, normally the middleware Kit, to end the subject's
-// sessions.
+// sessions. A token whose iat is more than DefaultClockSkew in the future
+// is refused.
+//
+// # Key fetches
+//
+// Anyone can POST to the back-channel logout endpoint, so a forged token
+// must not make the host call the provider. A verifier from
+// Provider.Verifier does: go-oidc's RemoteKeySet fetches the key set again
+// for every token its cached keys do not verify (an unknown kid, or just a
+// bad signature), so 500 forged POSTs cost 500 fetches. A KeySet fetches at
+// most once per DefaultKeyRefreshInterval and refuses such tokens in
+// between; a rotated key is picked up by the next fetch. Build the
+// verifier for BackChannelLogout on one, from the provider's discovery
+// document:
+//
+//	var meta struct {
+//		Issuer  string   `json:"issuer"`
+//		JWKSURL string   `json:"jwks_uri"`
+//		Algs    []string `json:"id_token_signing_alg_values_supported"`
+//	}
+//	if err := provider.Claims(&meta); err != nil {
+//		return err
+//	}
+//	keys := oidcclaims.NewKeySet(meta.JWKSURL, oidcclaims.KeySetConfig{Client: httpClient, Now: now})
+//	verifier := oidc.NewVerifier(meta.Issuer, keys, &oidc.Config{
+//		ClientID:             clientID,
+//		SupportedSigningAlgs: meta.Algs,
+//		Now:                  now,
+//	})
+//	handler := oidcclaims.BackChannelLogout(verifier, kit, oidcclaims.WithClock(now))
+//
+// The same verifier serves for ID tokens at login. A KeySet verifies
+// public-key signatures only, so an HS256 or "none" in the provider's list
+// admits nothing.
 package oidcclaims

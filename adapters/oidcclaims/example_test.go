@@ -55,7 +55,21 @@ func ExampleBackChannelLogout() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	verifier := provider.Verifier(&oidc.Config{ClientID: "embedkit-host"})
+	// Verify logout tokens with a KeySet, so that forged tokens cannot make
+	// the host fetch the provider's keys more than once per interval.
+	var meta struct {
+		Issuer  string   `json:"issuer"`
+		JWKSURL string   `json:"jwks_uri"`
+		Algs    []string `json:"id_token_signing_alg_values_supported"`
+	}
+	if err := provider.Claims(&meta); err != nil {
+		log.Fatal(err)
+	}
+	keys := oidcclaims.NewKeySet(meta.JWKSURL, oidcclaims.KeySetConfig{})
+	verifier := oidc.NewVerifier(meta.Issuer, keys, &oidc.Config{
+		ClientID:             "embedkit-host",
+		SupportedSigningAlgs: meta.Algs,
+	})
 
 	mux := http.NewServeMux()
 	// Register https://app.example.com/auth/backchannel-logout as the
