@@ -127,4 +127,14 @@
 // and metrics record each mint and revoke with latency and outcome, and
 // show API keys, tokens, session ids and host session keys only as
 // embedkit.Redact hashes. Error pages never show error details.
+//
+// # Observability
+//
+// Config.Metrics counts mints and revokes by outcome with their latency
+// and reports the revoke queue's depth; Config.Tracer puts a span around
+// each mint and each revoke attempt, and the platform client runs under
+// the span's context, so a tracing transport given to the client
+// (embedkit.WithHTTPClient) nests each HTTP attempt, retries included,
+// under it. Both are interfaces of this package; the kit's adapters
+// implement them for OpenTelemetry and Prometheus.
 package middleware

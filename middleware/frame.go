@@ -67,17 +67,23 @@ func (k *Kit) FrameURL(w http.ResponseWriter, r *http.Request, t Target) (string
 // mint is the one path from a request to a tracked session id: policy,
 // validation, one platform call, store, URL. v is the viewer of r, as
 // k.viewer read it.
-func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name string, t Target, browserLocale, browserTimeZone string) (*frame, error) {
+func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name string, t Target, browserLocale, browserTimeZone string) (_ *frame, err error) {
+	ctx, span := k.tracer.Start(r.Context(), OpMint)
+	r = r.WithContext(ctx)
+	outcome := OutcomeError
+	defer func() { span.End(outcome, err) }()
 	start := k.now()
 	logAttrs := []slog.Attr{slog.String("target", name), slog.String("viewer", embedkit.Redact(v.Key()))}
 
 	req, err := k.policy.Request(r, v, t)
 	if err != nil {
 		if errors.Is(err, ErrDenied) {
+			outcome = OutcomeDenied
 			k.metrics.Mint(OutcomeDenied, 0)
 			k.log.LogAttrs(r.Context(), slog.LevelInfo, "embedkit: mint refused by policy", attrs(logAttrs, slog.String("outcome", string(OutcomeDenied)), slog.String("error", err.Error()))...)
 			return nil, err
 		}
+		outcome = OutcomeInvalid
 		k.metrics.Mint(OutcomeInvalid, 0)
 		k.log.LogAttrs(r.Context(), slog.LevelError, "embedkit: mint not sent: the policy produced an invalid request", attrs(logAttrs, slog.String("outcome", string(OutcomeInvalid)), slog.String("error", err.Error()))...)
 		return nil, err
@@ -88,6 +94,7 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 	query, err := t.query()
 	if err != nil {
 		err = fmt.Errorf("%w: %w", ErrMisconfigured, err)
+		outcome = OutcomeInvalid
 		k.metrics.Mint(OutcomeInvalid, 0)
 		k.log.LogAttrs(r.Context(), slog.LevelError, "embedkit: mint not sent: the target's URL parameters are invalid", attrs(logAttrs, slog.String("outcome", string(OutcomeInvalid)), slog.String("error", err.Error()))...)
 		return nil, err
@@ -108,7 +115,6 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 	}
 	if err != nil {
 		status, _ := ErrorStatus(err)
-		outcome := OutcomeError
 		switch status {
 		case http.StatusServiceUnavailable:
 			outcome = OutcomeUnavailable
@@ -122,6 +128,7 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 		return nil, err
 	}
 	k.metrics.Mint(OutcomeOK, latency)
+	outcome = OutcomeOK
 
 	now := k.now()
 	m := Minted{
@@ -135,6 +142,7 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 		// An id that logout cannot find must not stay usable.
 		k.log.LogAttrs(r.Context(), slog.LevelError, "embedkit: session store failed; revoking the new session", attrs(logAttrs, slog.String("session", embedkit.Redact(m.SessionID)), slog.String("error", err.Error()))...)
 		k.revokeAll(r.Context(), []Minted{m})
+		outcome = OutcomeUnavailable
 		return nil, fmt.Errorf("%w: %w", ErrStore, err)
 	}
 

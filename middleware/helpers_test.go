@@ -28,11 +28,13 @@ type fakePlatform struct {
 	badIDs      bool // answer session ids that revoke refuses
 	revokeErr   error
 	minted      []string
+	ctxs        []context.Context // of every call, in order
 }
 
-func (p *fakePlatform) GenerateSession(_ context.Context, req *embedkit.GenerateSessionRequest) (*embedkit.Session, error) {
+func (p *fakePlatform) GenerateSession(ctx context.Context, req *embedkit.GenerateSessionRequest) (*embedkit.Session, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.ctxs = append(p.ctxs, ctx)
 	p.requests = append(p.requests, req)
 	if p.generateErr != nil {
 		return nil, p.generateErr
@@ -46,9 +48,10 @@ func (p *fakePlatform) GenerateSession(_ context.Context, req *embedkit.Generate
 	return &embedkit.Session{SessionID: id, ExpiresAt: time.Date(2030, 1, 1, 0, 5, 0, 0, time.UTC)}, nil
 }
 
-func (p *fakePlatform) RevokeSession(_ context.Context, id string) error {
+func (p *fakePlatform) RevokeSession(ctx context.Context, id string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.ctxs = append(p.ctxs, ctx)
 	if p.revokeErr != nil {
 		return p.revokeErr
 	}

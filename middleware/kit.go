@@ -165,6 +165,9 @@ type Config struct {
 	Logger *slog.Logger
 	// Metrics counts mints and revokes. Default: none.
 	Metrics Metrics
+	// Tracer puts a span around each mint and revoke attempt. Default:
+	// none.
+	Tracer Tracer
 	// ErrorHandler answers failed frame loads and JSON requests. It can
 	// call FailureReason and ErrorStatus. Default: a plain page (or JSON
 	// for SessionHandler) with the status of ErrorStatus and no details.
@@ -212,6 +215,7 @@ type Kit struct {
 
 	log          *slog.Logger
 	metrics      Metrics
+	tracer       Tracer
 	errorHandler http.Handler
 	now          func() time.Time
 
@@ -255,6 +259,7 @@ func New(cfg Config) (*Kit, error) {
 		backoff:         cfg.RetryBackoff,
 		log:             cfg.Logger,
 		metrics:         cfg.Metrics,
+		tracer:          cfg.Tracer,
 		errorHandler:    cfg.ErrorHandler,
 		now:             cfg.Now,
 		wake:            make(chan struct{}, 1),
@@ -350,6 +355,9 @@ func New(cfg Config) (*Kit, error) {
 	}
 	if k.metrics == nil {
 		k.metrics = NopMetrics{}
+	}
+	if k.tracer == nil {
+		k.tracer = nopTracer{}
 	}
 	if k.now == nil {
 		k.now = time.Now

@@ -194,20 +194,24 @@ func (k *Kit) revokeBatch(ctx context.Context, ms []Minted) []Minted {
 // revokeOne revokes one id and reports whether it is done with (revoked,
 // or failed in a way no retry can fix).
 func (k *Kit) revokeOne(ctx context.Context, m Minted) bool {
+	ctx, span := k.tracer.Start(ctx, OpRevoke)
 	start := k.now()
 	err := k.platform.RevokeSession(ctx, m.SessionID)
 	latency := k.now().Sub(start)
 	session := slog.String("session", embedkit.Redact(m.SessionID))
 	if err == nil {
+		span.End(OutcomeOK, nil)
 		k.metrics.Revoke(OutcomeOK, latency)
 		k.log.LogAttrs(ctx, slog.LevelInfo, "embedkit: session revoked", session, slog.String("outcome", string(OutcomeOK)), slog.Duration("latency", latency))
 		return true
 	}
 	if errors.Is(err, embedkit.ErrInvalidRequest) {
+		span.End(OutcomeInvalid, err)
 		k.metrics.Revoke(OutcomeInvalid, latency)
 		k.log.LogAttrs(ctx, slog.LevelError, "embedkit: revoke not sent", session, slog.String("outcome", string(OutcomeInvalid)), slog.String("error", err.Error()))
 		return true
 	}
+	span.End(OutcomeQueued, err)
 	k.metrics.Revoke(OutcomeQueued, latency)
 	k.log.LogAttrs(ctx, slog.LevelWarn, "embedkit: revoke failed; queued for retry", session, slog.String("outcome", string(OutcomeQueued)), slog.Duration("latency", latency), slog.String("error", err.Error()))
 	return false

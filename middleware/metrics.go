@@ -1,6 +1,9 @@
 package middleware
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // Outcome is the result of a mint or a revoke, as reported to Metrics and
 // logs.
@@ -50,3 +53,49 @@ func (NopMetrics) Revoke(Outcome, time.Duration) {}
 
 // RevokeQueueDepth does nothing.
 func (NopMetrics) RevokeQueueDepth(int) {}
+
+// Operation names what a Span traces.
+type Operation string
+
+// The traced operations.
+const (
+	// OpMint is one mint: policy, validation, the generate-session call
+	// (with its retries) and the store.
+	OpMint Operation = "mint"
+	// OpRevoke is one revoke attempt of one session id (with the client's
+	// own retries), at logout or from the retry queue.
+	OpRevoke Operation = "revoke"
+)
+
+// Tracer starts a span around each mint and each revoke attempt;
+// adapters/otel implements it on OpenTelemetry. The kit hands the span's
+// context to the platform client, so a transport that traces requests
+// (otelhttp, through embedkit.WithHTTPClient) nests every HTTP attempt,
+// retries included, under the span and propagates the trace to the
+// platform. Implementations must be safe for concurrent use.
+type Tracer interface {
+	// Start begins a span for op and returns the context the work runs
+	// under.
+	Start(ctx context.Context, op Operation) (context.Context, Span)
+}
+
+// Span is one traced operation.
+type Span interface {
+	// End ends the span with the operation's outcome and, for a failure,
+	// its error: an *embedkit.APIError (errors.As) carries the platform's
+	// request id when it answered one. The kit's errors never hold an API
+	// key, token or session id, so an implementation may record err's
+	// message.
+	End(outcome Outcome, err error)
+}
+
+// nopTracer traces nothing; it is the default Tracer.
+type nopTracer struct{}
+
+func (nopTracer) Start(ctx context.Context, _ Operation) (context.Context, Span) {
+	return ctx, nopSpan{}
+}
+
+type nopSpan struct{}
+
+func (nopSpan) End(Outcome, error) {}
