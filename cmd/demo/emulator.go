@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 
 	"github.com/embedkit/embedkit/embedkit/emulator"
 )
@@ -21,9 +22,10 @@ func runEmulator(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fixture := fs.String("fixture", "", "fixture JSON file (default: the built-in demo fixture)")
 	useTLS := fs.Bool("tls", false, "serve HTTPS with a self-signed certificate generated in memory")
 	allowRemote := fs.Bool("allow-remote", false, "allow a non-loopback listen address (the control API has no authentication)")
+	controlHosts := fs.String("control-host", "", "comma-separated host names the control API also answers to, such as a container's service name (loopback addresses and localhost always work)")
 	verbose := fs.Bool("v", false, "log every request to stderr")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: demo emulator [-listen 127.0.0.1:7070] [-fixture FILE] [-tls] [-allow-remote] [-v]")
+		fmt.Fprintln(fs.Output(), "usage: demo emulator [-listen 127.0.0.1:7070] [-fixture FILE] [-tls] [-allow-remote] [-control-host NAME,...] [-v]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -53,13 +55,25 @@ func runEmulator(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	return emulator.ListenAndServe(ctx, emulator.Config{
-		Addr:        *listen,
-		AllowRemote: *allowRemote,
-		TLS:         *useTLS,
-		Fixture:     fx,
-		Logger:      logger,
+		Addr:         *listen,
+		AllowRemote:  *allowRemote,
+		ControlHosts: splitList(*controlHosts),
+		TLS:          *useTLS,
+		Fixture:      fx,
+		Logger:       logger,
 		Ready: func(url string) {
 			fmt.Fprintf(stdout, "listening on %s\n", url)
 		},
 	})
+}
+
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(v string) []string {
+	var out []string
+	for item := range strings.SplitSeq(v, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
 }

@@ -1,13 +1,19 @@
 package emulator
 
 import (
+	"mime"
+	"net"
 	"net/http"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
 
 // The control API drives the emulator from tests. It needs no credential:
-// never expose an emulator beyond loopback.
+// never expose an emulator beyond loopback. Because a browser page can
+// reach a loopback server, every control request also passes
+// checkControlRequest first (DNS rebinding, cross-origin writes).
 //
 //	POST   /_emulator/reset     body: a fixture (empty: the Server's own) → 204
 //	POST   /_emulator/clock     {"advance": "5m1s"} → 200 {"now": "<RFC 3339>"}
@@ -27,6 +33,116 @@ func (s *Server) controlRoutes() {
 	m.HandleFunc("DELETE /_emulator/faults", s.handleControlClearFaults)
 	m.HandleFunc("GET /_emulator/sessions", s.handleControlSessions)
 	m.HandleFunc("GET /_emulator/requests", s.handleControlRequests)
+}
+
+// checkControlRequest decides whether r may use the control API. It
+// answers 0 when it may, or the status and message of the refusal:
+//
+//   - 403 when the Host header names neither a loopback address,
+//     "localhost", the IP address the request's connection was accepted
+//     on, nor a host given with WithControlHosts or Config.ControlHosts.
+//     A page that rebinds its own DNS name to 127.0.0.1 is same-origin
+//     with the emulator in the browser's eyes, but its requests still
+//     carry its own name in Host. Ports are not compared: the name alone
+//     is what a rebinding page cannot fake.
+//   - 403 when an Origin header is present and is not the emulator's own
+//     origin (http or https and the request's Host). Browsers send Origin
+//     on every cross-origin request and on every POST; tests and scripts
+//     send none.
+//   - 415 for a POST without "Content-Type: application/json", even with
+//     an empty body: a cross-origin form or a no-cors fetch cannot send
+//     that type without a CORS preflight, which the emulator never
+//     grants. DELETE needs no type: no page can send it cross-origin
+//     without a preflight either.
+func (s *Server) checkControlRequest(r *http.Request) (status int, msg string) {
+	if !s.controlHostAllowed(r) {
+		return http.StatusForbidden, "control API: Host " + quote(r.Host) + " refused: the control API answers only to a loopback address, " +
+			"localhost, the address it was reached on, and the hosts named with WithControlHosts (a defence against DNS rebinding)"
+	}
+	for _, o := range r.Header.Values("Origin") {
+		if !strings.EqualFold(o, "http://"+r.Host) && !strings.EqualFold(o, "https://"+r.Host) {
+			return http.StatusForbidden, "control API: Origin " + quote(o) + " refused: only the emulator's own origin, or no Origin " +
+				"(a test or script rather than a web page), may use the control API"
+		}
+	}
+	if r.Method == http.MethodPost {
+		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+			return http.StatusUnsupportedMediaType, "control API: a POST needs \"Content-Type: application/json\", even with an empty body"
+		}
+	}
+	return 0, ""
+}
+
+// controlHostAllowed reports whether the Host of r passes the control
+// API's rule (see checkControlRequest).
+func (s *Server) controlHostAllowed(r *http.Request) bool {
+	if r.Host == "" {
+		return false
+	}
+	name := hostName(r.Host)
+	if name == "localhost" {
+		return true
+	}
+	if ip := net.ParseIP(name); ip != nil {
+		if ip.IsLoopback() {
+			return true
+		}
+		// An IP literal is what the client dialled: a rebinding page
+		// sends its own name, never the emulator's address.
+		if la, ok := r.Context().Value(http.LocalAddrContextKey).(*net.TCPAddr); ok && la.IP.Equal(ip) {
+			return true
+		}
+	}
+	return s.controlHosts.has(name)
+}
+
+// hostName is the host of a Host header or a configured host, without
+// port or brackets, lower-cased; an IP address in its canonical form.
+func hostName(hostport string) string {
+	h := strings.TrimSpace(hostport)
+	if host, _, err := net.SplitHostPort(h); err == nil {
+		h = host
+	}
+	h = strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(h, "["), "]"))
+	if ip := net.ParseIP(h); ip != nil {
+		return ip.String()
+	}
+	return h
+}
+
+// quote quotes s for an error message, bounded to 200 bytes.
+func quote(s string) string {
+	if len(s) > 200 {
+		s = s[:200] + "..."
+	}
+	return strconv.Quote(s)
+}
+
+// hostSet is the set of extra host names the control API answers to.
+type hostSet struct {
+	mu    sync.RWMutex
+	names map[string]bool
+}
+
+func (h *hostSet) add(hosts ...string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, host := range hosts {
+		name := hostName(host)
+		if name == "" {
+			continue
+		}
+		if h.names == nil {
+			h.names = map[string]bool{}
+		}
+		h.names[name] = true
+	}
+}
+
+func (h *hostSet) has(name string) bool {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.names[name]
 }
 
 func (s *Server) handleControlReset(w http.ResponseWriter, r *http.Request) {

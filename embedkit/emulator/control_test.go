@@ -222,8 +222,9 @@ func TestControlReset(t *testing.T) {
 	if !strings.Contains(errorOf(t, data), "tenant: must match") {
 		t.Errorf("message %s", data)
 	}
-	// Empty body: back to the Server's own fixture.
-	e.expect(204, "POST", "/_emulator/reset", "", nil)
+	// Empty body: back to the Server's own fixture. The body is empty
+	// but the Content-Type is still application/json.
+	e.expect(204, "POST", "/_emulator/reset", "", "")
 	e.expect(200, "GET", "/api/v1/deployments", "ek_admin_all", nil)
 }
 

@@ -217,6 +217,17 @@
 // set-locale, set-theme, set-color-scheme and the uncatalogued
 // set-timezone.
 //
+// A session is bound to its deployment and to nothing narrower: the
+// specification and the platform's documentation say a session grants
+// access to its deploymentId and state no binding to a dashboard or a
+// surface (publicDashboardId's meaning is not stated). So, by the
+// emulator's choice, one session opens any published dashboard of its
+// deployment (a dashboard of another deployment is "not found"), the
+// chat, and the creator-mode app whether or not it was minted with
+// creatorMode; the deployment id in an /embed/d/{deploymentId}/ path
+// chooses the page, and the data always come from the session's own
+// deployment.
+//
 // Every dashboard has the same controls, so the documented URL parameters
 // have something to match: filters on sales.region and sales.month
 // (f_sales.region={"value":"EMEA"}; a list of values matches any; "type":
@@ -243,7 +254,32 @@
 //
 // The control API needs no credential; never expose an emulator beyond
 // loopback (ListenAndServe and the command refuse other addresses unless
-// told otherwise).
+// told otherwise). A loopback server is still reachable from a web page
+// in the developer's browser, so every request under /_emulator/ must
+// also pass three rules, or gets a JSON error naming the rule:
+//
+//   - Host (403): a loopback address (127.0.0.0/8, ::1), "localhost", the
+//     IP address the request's connection was accepted on, or a host
+//     named with WithControlHosts, Config.ControlHosts or the command's
+//     -control-host (for an emulator reached by a container's service
+//     name, say); ListenAndServe also adds the host of a non-loopback
+//     Addr. This defeats DNS rebinding: a page whose own name resolves to
+//     127.0.0.1 still sends its own name. Ports are not compared. The
+//     emulator cannot know the address an httptest server or another
+//     listener gives it, hence the rule by address class rather than by
+//     listening address. A request made with httptest.NewRequest has Host
+//     "example.com": set its Host, or call ServeHTTP through a server.
+//   - Origin (403): absent (tests and scripts send none), or the
+//     emulator's own origin, http or https with the request's Host.
+//     Browsers send Origin with every cross-origin request and every
+//     POST.
+//   - Content-Type (415): a POST must declare application/json, even a
+//     reset with an empty body, which a cross-origin form or no-cors fetch
+//     cannot do without a CORS preflight (the emulator grants none).
+//
+// The management API and the embed pages answer any Host and Origin:
+// they are guarded by their API keys and session ids, as the platform's
+// are.
 //
 //	POST   /_emulator/reset     a fixture (empty: the Server's own) → 204; all state
 //	                            replaced, clock back to the base clock

@@ -43,6 +43,10 @@ type Server struct {
 	faults  faultSet
 	reqlog  requestRing
 	started time.Time
+
+	// controlHosts are the host names the control API answers to besides
+	// loopback addresses, localhost and the address a request arrived on.
+	controlHosts hostSet
 }
 
 // Option configures a Server.
@@ -56,6 +60,18 @@ func WithLogger(l *slog.Logger) Option {
 			s.logger = l
 		}
 	}
+}
+
+// WithControlHosts names further hosts whose requests the control API
+// (/_emulator/...) accepts, for an emulator reached by a name other than
+// a loopback address: a container's service name such as "emulator", or
+// a machine's name. Each entry is a host name or an IP address; a port,
+// if given, is ignored, and names compare case-insensitively. Loopback
+// addresses, "localhost" and the IP address a request's connection was
+// accepted on are always accepted. The management API and the embed pages
+// answer any host. See "Control API" in the package documentation.
+func WithControlHosts(hosts ...string) Option {
+	return func(s *Server) { s.controlHosts.add(hosts...) }
 }
 
 // New returns a Server whose state is the fixture f (nil means the built-in
@@ -142,7 +158,9 @@ func (s *Server) AddAPIKey(k APIKey) error {
 }
 
 // ServeHTTP serves the management API, the embed pages and the control
-// API. Injected faults apply to every path except the control API.
+// API. Injected faults apply to every path except the control API. The
+// control API refuses a foreign Host or Origin, and a POST that is not
+// application/json (see "Control API" in the package documentation).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	rec := &statusRecorder{ResponseWriter: w}
@@ -153,10 +171,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	handled := false
-	if !control {
-		if f, ok := s.faults.match(r.Method, r.URL.Path); ok {
-			handled = s.applyFault(rec, r, f)
+	if control {
+		if status, msg := s.checkControlRequest(r); status != 0 {
+			s.logger.Warn("control API request refused", "method", r.Method, "path", r.URL.Path, "status", status)
+			s.writeError(rec, status, msg)
+			handled = true
 		}
+	} else if f, ok := s.faults.match(r.Method, r.URL.Path); ok {
+		handled = s.applyFault(rec, r, f)
 	}
 	if !handled {
 		s.route(rec, r)

@@ -29,6 +29,12 @@ type Config struct {
 	// credential, so an emulator reachable from other hosts can be reset or
 	// read by anyone who reaches it.
 	AllowRemote bool
+	// ControlHosts are further host names the control API accepts in the
+	// Host header, for an emulator reached by a name such as a
+	// container's service name (see WithControlHosts). The host of a
+	// non-loopback Addr, unless it is a wildcard, is added to them. Both
+	// are added to Server when it is given.
+	ControlHosts []string
 	// TLS serves HTTPS with a self-signed certificate generated in memory
 	// for localhost, 127.0.0.1 and ::1.
 	TLS bool
@@ -68,6 +74,12 @@ func ListenAndServe(ctx context.Context, cfg Config) error {
 		var err error
 		if srv, err = New(cfg.Fixture, WithLogger(logger)); err != nil {
 			return err
+		}
+	}
+	srv.controlHosts.add(cfg.ControlHosts...)
+	if host, _, err := net.SplitHostPort(addr); err == nil && host != "" {
+		if ip := net.ParseIP(host); ip == nil || !ip.IsUnspecified() {
+			srv.controlHosts.add(host)
 		}
 	}
 	ln, err := net.Listen("tcp", addr)

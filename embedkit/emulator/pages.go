@@ -236,6 +236,12 @@ type embedDashboard struct {
 // secret, expired by the emulator's clock, or revoked. With ?publicId= it
 // adds the dashboard's title (404 when the viewer's deployment has no such
 // dashboard) and its rows.
+//
+// The token is checked against its deployment only, never against the
+// page or dashboard its session was minted for: the platform's
+// documentation states no narrower binding, so a session opens every
+// surface of its deployment. That is the emulator's choice, written in
+// the package documentation ("Iframe pages and sample data").
 func (s *Server) handleEmbedContext(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")

@@ -528,3 +528,28 @@ func TestEmbedContextUnauthorized(t *testing.T) {
 func b64url(s string) string {
 	return base64.RawURLEncoding.EncodeToString([]byte(s))
 }
+
+// TestSessionOpensEverySurfaceOfItsDeployment pins the emulator's choice
+// where the platform's documentation is silent: a session is bound to its
+// deployment only. Minted with publicDashboardId for one dashboard, it
+// opens the deployment's other dashboards, the chat and the creator app
+// (creatorMode false), and no dashboard of another deployment.
+func TestSessionOpensEverySurfaceOfItsDeployment(t *testing.T) {
+	e := setup(t)
+	id := e.generate(`{"deploymentId":1,"externalId":"ana","publicDashboardId":"sales-overview"}`)
+	token, _ := e.exchange(id)
+	for _, tc := range []struct {
+		query  string
+		status int
+	}{
+		{"?publicId=sales-overview", 200},
+		{"?publicId=ops-only", 200},      // another dashboard of deployment 1
+		{"?publicId=broken-board", 200},  // the same
+		{"", 200},                        // chat and app pages ask without a publicId
+		{"?publicId=finance-board", 404}, // deployment 2
+	} {
+		if got, _, data := e.do("GET", "/embed/api/context"+tc.query, token, nil); got != tc.status {
+			t.Errorf("context%s: %d, want %d; %s", tc.query, got, tc.status, data)
+		}
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -74,9 +75,14 @@ func (s *secretSet) snapshot() map[string]string {
 type captureTransport struct {
 	secrets *secretSet
 	base    http.RoundTripper
+	// keyFetches counts the app's requests for the provider's keys.
+	keyFetches atomic.Int32
 }
 
 func (c *captureTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if strings.HasSuffix(req.URL.Path, "/jwks") {
+		c.keyFetches.Add(1)
+	}
 	if auth, ok := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer "); ok {
 		// The platform's API key; the provider's user info endpoint is
 		// sent the access token, captured from the token answer already.
@@ -113,10 +119,11 @@ func (c *captureTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 
 // flow is a running demo and everything the test saw of it.
 type flow struct {
-	t       *testing.T
-	d       *Demo
-	logs    *syncBuffer
-	secrets *secretSet
+	t         *testing.T
+	d         *Demo
+	logs      *syncBuffer
+	secrets   *secretSet
+	transport *captureTransport
 
 	mu   sync.Mutex
 	seen []string // app bodies and headers, provider bodies
@@ -125,9 +132,10 @@ type flow struct {
 func startFlow(t *testing.T, getenv func(string) string) *flow {
 	t.Helper()
 	f := &flow{t: t, logs: &syncBuffer{}, secrets: &secretSet{}}
+	f.transport = &captureTransport{secrets: f.secrets, base: http.DefaultTransport.(*http.Transport).Clone()}
 	hc := &http.Client{
 		Timeout:   10 * time.Second,
-		Transport: &captureTransport{secrets: f.secrets, base: http.DefaultTransport.(*http.Transport).Clone()},
+		Transport: f.transport,
 	}
 	d, err := RunDemo(t.Context(), DemoOptions{
 		Listen:     "127.0.0.1:0",
@@ -628,11 +636,20 @@ func TestDemoFlow(t *testing.T) {
 	// Back-channel logout alone (chloe signs out at the provider) ends
 	// her host session and revokes her embed sessions.
 	chloePre := chloe.jar.Cookies(mustURL(t, app))
-	resp, _ = chloe.get(f.d.IssuerURL + "/logout")
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("provider logout: %d", resp.StatusCode)
+	// Without a hint the provider asks first, and ends nothing until the
+	// user confirms.
+	backChannels := strings.Count(f.logs.String(), `msg="webapp: back-channel logout"`)
+	if resp, body := chloe.get(f.d.IssuerURL + "/logout"); resp.StatusCode != http.StatusOK || !strings.Contains(body, `name="confirm" value="yes"`) {
+		t.Fatalf("provider logout without a hint: %d, want its confirmation page", resp.StatusCode)
 	}
-	if !strings.Contains(f.logs.String(), `msg="webapp: back-channel logout"`) {
+	if strings.Count(f.logs.String(), `msg="webapp: back-channel logout"`) != backChannels {
+		t.Error("the provider ended chloe's session before she confirmed")
+	}
+	resp, _ = chloe.post(f.d.IssuerURL+"/logout", url.Values{"confirm": {"yes"}}, nil)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("provider logout confirmed: %d", resp.StatusCode)
+	}
+	if strings.Count(f.logs.String(), `msg="webapp: back-channel logout"`) == backChannels {
 		t.Error("no back-channel logout reached the app")
 	}
 	for _, s := range f.sessions() {

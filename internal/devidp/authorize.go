@@ -253,6 +253,25 @@ func (p *Provider) renderSignIn(w http.ResponseWriter, status int, params url.Va
 	})
 }
 
+type confirmLogoutPage struct {
+	Action string
+	User   string
+	Hidden map[string]string
+}
+
+// renderConfirmLogout asks the user whether to sign out of the provider:
+// a form that POSTs confirm=yes and the request's client_id,
+// post_logout_redirect_uri and state back to /logout.
+func (p *Provider) renderConfirmLogout(w http.ResponseWriter, user, clientID, postLogout, state string) {
+	hidden := map[string]string{"confirm": "yes"}
+	for k, v := range map[string]string{"client_id": clientID, "post_logout_redirect_uri": postLogout, "state": state} {
+		if v != "" {
+			hidden[k] = v
+		}
+	}
+	p.render(w, http.StatusOK, "confirmlogout", confirmLogoutPage{Action: p.basePath + "/logout", User: user, Hidden: hidden})
+}
+
 type messagePage struct {
 	Title  string
 	Detail string
@@ -313,6 +332,20 @@ button{margin-top:1.4rem;width:100%;padding:.65rem;border:0;border-radius:5px;ba
 <button type="submit">Sign in</button>
 </form>
 <p class="hint">Development accounts: {{range $i, $n := .DemoUsers}}{{if $i}}, {{end}}<code>{{$n}}</code>{{end}}. Their passwords are listed in the README.</p>
+</main>
+</body>
+</html>
+{{end}}
+
+{{define "confirmlogout"}}{{template "head" "Sign out?"}}
+<main>
+<h1>Sign out?</h1>
+<p>Sign <strong>{{.User}}</strong> out of the development identity provider?</p>
+<form method="post" action="{{.Action}}">
+{{range $k, $v := .Hidden}}<input type="hidden" name="{{$k}}" value="{{$v}}">
+{{end}}<button type="submit">Sign out</button>
+</form>
+<p class="hint">If you did not ask to sign out, close this page: nothing has changed.</p>
 </main>
 </body>
 </html>

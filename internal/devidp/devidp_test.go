@@ -741,7 +741,12 @@ func TestBackChannelLogout(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			readBody(t, resp)
+			body := readBody(t, resp)
+			if via == "browser cookie" {
+				// Without a hint the provider asks first; the user confirms.
+				resp = e.confirmLogout(t, body, nil)
+				readBody(t, resp)
+			}
 
 			var r received
 			select {

@@ -21,10 +21,22 @@
 //     at_hash, plus profile claims: name, email, preferred_username, groups,
 //     region, tenant, creator_mode, locale and zoneinfo.
 //   - /userinfo with the bearer access token.
-//   - RP-initiated logout at /logout (id_token_hint, client_id,
-//     post_logout_redirect_uri checked against the client's registered list,
-//     state), which also sends back-channel logout tokens to clients that
-//     registered a loopback BackChannelLogoutURI.
+//   - RP-initiated logout at /logout, by GET or POST (id_token_hint,
+//     client_id, post_logout_redirect_uri checked against the client's
+//     registered list, state). A cross-site request cannot sign anyone
+//     out: the provider ends a sign-in at once only for a valid
+//     id_token_hint whose sid names that sign-in, still live; otherwise it
+//     asks the user on a confirmation page, whose POST must come from the
+//     provider's own origin (http.CrossOriginProtection), as RP-Initiated
+//     Logout 1.0 section 2 requires when the hint is absent or does not
+//     match. A valid hint is a JWS signed RS256 with the provider's key,
+//     header typ "JWT" (a logout token is refused), iss equal to the
+//     issuer, a sub, and aud containing the client_id (or naming exactly
+//     one registered client when no client_id is sent); exp is not
+//     checked (section 4: the OP should accept an expired ID token). An
+//     invalid hint is answered 400 and ends nothing. Ending a sign-in
+//     revokes its access tokens and sends back-channel logout tokens to
+//     clients that registered a loopback BackChannelLogoutURI.
 //
 // The sign-in page always asks for a user name and password (there is no
 // single sign-on), so switching between demo users is one sign-out away.

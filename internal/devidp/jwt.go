@@ -4,8 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	jose "github.com/go-jose/go-jose/v4"
@@ -35,6 +37,8 @@ type hintClaims struct {
 	Subject  string   `json:"sub"`
 	Audience audience `json:"aud"`
 	SID      string   `json:"sid"`
+	// client is the registered client the hint was issued to.
+	client string
 }
 
 // audience accepts "aud" as a string or an array of strings.
@@ -54,13 +58,30 @@ func (a *audience) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// parseOwnToken checks that raw was signed by this provider and issued by
-// it, and returns its claims. Expiry is not checked: an id_token_hint may be
-// expired.
-func (p *Provider) parseOwnToken(raw string) (*hintClaims, error) {
+// parseHint validates an id_token_hint sent to /logout with the request's
+// client_id (may be empty) and returns its claims. The hint must be
+//
+//   - a compact JWS signed RS256 with this provider's key, whose protected
+//     header has typ "JWT" (an ID token; a logout token, typ logout+jwt,
+//     is refused);
+//   - issued by this provider: iss equal to the issuer, byte for byte;
+//   - for a subject: sub not empty;
+//   - issued to a registered client: aud (a string or an array) contains
+//     client_id when one is sent, otherwise aud names exactly one client.
+//
+// exp, iat and nbf are not checked: RP-Initiated Logout 1.0 lets a
+// relying party send an expired ID token as the hint. Whether the sign-in
+// its sid names is still live is for the caller to judge.
+func (p *Provider) parseHint(raw, clientID string) (*hintClaims, error) {
 	jws, err := jose.ParseSigned(raw, []jose.SignatureAlgorithm{jose.RS256})
 	if err != nil {
 		return nil, fmt.Errorf("devidp: parsing token: %w", err)
+	}
+	if len(jws.Signatures) != 1 {
+		return nil, errors.New("devidp: token must carry exactly one signature")
+	}
+	if typ, _ := jws.Signatures[0].Protected.ExtraHeaders[jose.HeaderType].(string); typ != "JWT" {
+		return nil, fmt.Errorf("devidp: token typ %q is not an ID token's", typ)
 	}
 	payload, err := jws.Verify(&p.key.PublicKey)
 	if err != nil {
@@ -73,6 +94,23 @@ func (p *Provider) parseOwnToken(raw string) (*hintClaims, error) {
 	if c.Issuer != p.issuer {
 		return nil, fmt.Errorf("devidp: token issued by %q", c.Issuer)
 	}
+	if c.Subject == "" {
+		return nil, errors.New("devidp: token has no sub")
+	}
+	switch {
+	case clientID != "":
+		if !slices.Contains(c.Audience, clientID) {
+			return nil, fmt.Errorf("devidp: token not issued to client %q", clientID)
+		}
+	case len(c.Audience) == 1:
+		clientID = c.Audience[0]
+	default:
+		return nil, errors.New("devidp: token aud does not name exactly one client and no client_id was sent")
+	}
+	if p.clients[clientID] == nil {
+		return nil, fmt.Errorf("devidp: token issued to unknown client %q", clientID)
+	}
+	c.client = clientID
 	return &c, nil
 }
 

@@ -11,10 +11,28 @@ import (
 )
 
 // handleLogout is the end-session endpoint (OpenID Connect RP-Initiated
-// Logout 1.0). It ends the sign-in named by id_token_hint's sid, or else
-// the one of this browser's cookie, sends back-channel logout tokens to the
-// clients that took part in it, and redirects to post_logout_redirect_uri
-// when that is registered for the client.
+// Logout 1.0), by GET or POST. It acts on a request only when the request
+// proves it comes from a relying party or from the user:
+//
+//   - With a valid id_token_hint (see parseHint) whose sid names a sign-in
+//     that is still live, it ends that sign-in at once: the hint is a
+//     bearer credential only the relying party holds, so a cross-site
+//     request cannot forge it.
+//   - Otherwise, when this browser's cookie names a live sign-in, it ends
+//     nothing and shows a confirmation page (the specification's "MUST ask
+//     the End-User" case) whose form POSTs back here with confirm=yes; that
+//     POST must come from the provider's own page (http.CrossOriginProtection:
+//     Sec-Fetch-Site, else Origin against Host), and then ends the browser's
+//     sign-in.
+//   - With nothing to end it only clears a stale cookie.
+//
+// An id_token_hint that fails validation, a client_id the hint was not
+// issued to, an unknown client_id and a post_logout_redirect_uri not
+// registered for the client are answered 400 without ending anything.
+// Once done it redirects to post_logout_redirect_uri (with state) when
+// given, or shows a signed-out page. Ending a sign-in revokes its access
+// tokens and sends back-channel logout tokens to the clients that took
+// part in it.
 func (p *Provider) handleLogout(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodPost {
 		methodNotAllowed(w, http.MethodGet, http.MethodPost)
@@ -28,23 +46,18 @@ func (p *Provider) handleLogout(w http.ResponseWriter, r *http.Request) {
 	hint := r.Form.Get("id_token_hint")
 	clientID := r.Form.Get("client_id")
 	postLogout := r.Form.Get("post_logout_redirect_uri")
+	state := r.Form.Get("state")
+	confirmed := r.Method == http.MethodPost && r.PostForm.Get("confirm") == "yes"
 
 	var claims *hintClaims
 	if hint != "" {
-		c, err := p.parseOwnToken(hint)
+		c, err := p.parseHint(hint, clientID)
 		if err != nil {
 			p.log.Info("devidp: logout refused: invalid id_token_hint", "err", err)
-			p.renderMessage(w, http.StatusBadRequest, "Invalid sign-out request", "The id_token_hint was not issued by this provider.")
+			p.renderMessage(w, http.StatusBadRequest, "Invalid sign-out request", "The id_token_hint was not issued by this provider to this client.")
 			return
 		}
-		claims = c
-		switch {
-		case clientID == "" && len(c.Audience) == 1:
-			clientID = c.Audience[0]
-		case clientID != "" && !slices.Contains(c.Audience, clientID):
-			p.renderMessage(w, http.StatusBadRequest, "Invalid sign-out request", "The client_id does not match the id_token_hint.")
-			return
-		}
+		claims, clientID = c, c.client
 	}
 	var client *Client
 	if clientID != "" {
@@ -58,25 +71,44 @@ func (p *Provider) handleLogout(w http.ResponseWriter, r *http.Request) {
 		p.renderMessage(w, http.StatusBadRequest, "Invalid sign-out request", "The post_logout_redirect_uri is not registered for this client.")
 		return
 	}
+	if confirmed {
+		if err := http.NewCrossOriginProtection().Check(r); err != nil {
+			p.log.Info("devidp: logout refused: cross-origin confirmation")
+			p.renderMessage(w, http.StatusForbidden, "Cross-origin sign-out refused", "The sign-out must be confirmed on this provider's own page.")
+			return
+		}
+	}
 
 	now := p.now()
 	p.mu.Lock()
-	var sess *idpSession
-	if claims != nil && claims.SID != "" {
-		sess = p.sessions[claims.SID]
-		if sess != nil && sess.user.Subject != claims.Subject {
-			sess = nil
+	p.pruneLocked(now)
+	var hinted, own *idpSession
+	if claims != nil {
+		if s := p.sessions[claims.SID]; s != nil && claims.SID != "" && s.user.Subject == claims.Subject && s.clients[clientID] {
+			hinted = s
 		}
 	}
 	var browser string
-	if ck, err := r.Cookie(browserCookie); err == nil {
+	if ck, err := r.Cookie(browserCookie); err == nil && ck.Value != "" {
 		browser = ck.Value
-		if sess == nil && claims == nil {
-			sess = p.sessions[p.browsers[browser]]
+		own = p.sessions[p.browsers[browser]]
+	}
+	sess := hinted
+	if sess == nil && own != nil {
+		if !confirmed {
+			user := own.user.Username
+			p.mu.Unlock()
+			p.log.Info("devidp: sign-out asks for confirmation", "hint", claims != nil)
+			p.renderConfirmLogout(w, user, clientID, postLogout, state)
+			return
 		}
-		if sid, ok := p.browsers[browser]; ok && (sess == nil || sid == sess.id) {
-			delete(p.browsers, browser)
-		}
+		sess = own
+	}
+	// The cookie goes when it names the ended sign-in or none at all; a
+	// cookie of another live sign-in stays.
+	clearCookie := browser != "" && (own == nil || own == sess)
+	if clearCookie {
+		delete(p.browsers, browser)
 	}
 	var notify []*Client
 	if sess != nil {
@@ -84,6 +116,11 @@ func (p *Provider) handleLogout(w http.ResponseWriter, r *http.Request) {
 		for t, g := range p.tokens {
 			if g.sid == sess.id {
 				delete(p.tokens, t)
+			}
+		}
+		for b, sid := range p.browsers {
+			if sid == sess.id {
+				delete(p.browsers, b)
 			}
 		}
 		for id := range sess.clients {
@@ -94,19 +131,23 @@ func (p *Provider) handleLogout(w http.ResponseWriter, r *http.Request) {
 	}
 	p.mu.Unlock()
 
-	if browser != "" {
+	if clearCookie {
 		http.SetCookie(w, &http.Cookie{
 			Name: browserCookie, Value: "", Path: p.basePath + "/", MaxAge: -1,
 			HttpOnly: true, Secure: strings.HasPrefix(p.issuer, "https://"), SameSite: http.SameSiteLaxMode,
 		})
 	}
 	if sess != nil {
-		p.log.Info("devidp: signed out", "user", sess.user.Username, "backchannel_clients", len(notify))
+		via := "id_token_hint"
+		if sess != hinted {
+			via = "confirmation"
+		}
+		p.log.Info("devidp: signed out", "user", sess.user.Username, "via", via, "backchannel_clients", len(notify))
 		p.sendBackChannel(context.WithoutCancel(r.Context()), sess, notify, now)
 	}
 	if postLogout != "" {
 		u, _ := url.Parse(postLogout) // parsed when the client was registered
-		if state := r.Form.Get("state"); state != "" {
+		if state != "" {
 			q := u.Query()
 			q.Set("state", state)
 			u.RawQuery = q.Encode()
