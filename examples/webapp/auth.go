@@ -165,7 +165,9 @@ func NewAuth(ctx context.Context, cfg AuthConfig) (*Auth, error) {
 		return nil, fmt.Errorf("webapp: auth: discovering %s: %w", cfg.Issuer, err)
 	}
 	var meta struct {
-		EndSessionEndpoint string `json:"end_session_endpoint"`
+		EndSessionEndpoint string   `json:"end_session_endpoint"`
+		JWKSURI            string   `json:"jwks_uri"`
+		SigningAlgs        []string `json:"id_token_signing_alg_values_supported"`
 	}
 	if err := provider.Claims(&meta); err != nil {
 		return nil, fmt.Errorf("webapp: auth: reading discovery document: %w", err)
@@ -179,12 +181,21 @@ func NewAuth(ctx context.Context, cfg AuthConfig) (*Auth, error) {
 		RedirectURL:  cfg.RedirectURL,
 		Scopes:       scopes,
 	}
-	a.verifier = provider.Verifier(&oidc.Config{ClientID: cfg.ClientID, Now: a.now})
+	if meta.JWKSURI == "" {
+		return nil, fmt.Errorf("webapp: auth: the discovery document of %s has no jwks_uri", cfg.Issuer)
+	}
+	// The provider's keys are fetched at most once per
+	// oidcclaims.DefaultKeyRefreshInterval: the same verifier checks
+	// back-channel logout tokens, which anyone can POST, and go-oidc's own
+	// key set would fetch the keys again for every forged one.
+	keys := oidcclaims.NewKeySet(meta.JWKSURI, oidcclaims.KeySetConfig{Client: a.hc, Now: a.now})
+	a.verifier = oidc.NewVerifier(cfg.Issuer, keys, &oidc.Config{ClientID: cfg.ClientID, Now: a.now, SupportedSigningAlgs: meta.SigningAlgs})
 	return a, nil
 }
 
 // Verifier returns the verifier of the provider's ID tokens for this
-// client. Its VerifyLogout checks back-channel logout tokens' signature,
+// client, on an oidcclaims.KeySet (an unauthenticated request cannot make
+// it fetch the provider's keys more than once per ten seconds). Its VerifyLogout checks back-channel logout tokens' signature,
 // issuer, audience, expiry, events and nonce; the caller still checks the
 // "typ" header and that the jti was not seen before.
 func (a *Auth) Verifier() *oidc.IDTokenVerifier { return a.verifier }

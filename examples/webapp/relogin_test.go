@@ -1,6 +1,8 @@
 package webapp
 
 import (
+	"encoding/base64"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -112,5 +114,25 @@ func TestHeavyUserKeepsOpenDashboards(t *testing.T) {
 	}
 	if live, revoked := count(); live != 0 || revoked != n {
 		t.Errorf("after logout: %d live, %d revoked; want all %d revoked", live, revoked, n)
+	}
+}
+
+// TestForgedLogoutTokensFetchKeysOnce: forged back-channel logout tokens
+// (anyone can POST them) cost the demo at most one fetch of the
+// provider's keys, not one each.
+func TestForgedLogoutTokensFetchKeysOnce(t *testing.T) {
+	f := startFlow(t, envOf(map[string]string{EnvSessionKeys: sessionKeys()}))
+	b := f.browser()
+	before := f.transport.keyFetches.Load()
+	for i := range 50 {
+		header := base64.RawURLEncoding.EncodeToString(fmt.Appendf(nil, `{"alg":"RS256","typ":"logout+jwt","kid":"forged-%d"}`, i))
+		claims := base64.RawURLEncoding.EncodeToString([]byte(`{"iss":"x","sub":"ana"}`))
+		token := header + "." + claims + "." + base64.RawURLEncoding.EncodeToString([]byte("not a signature"))
+		if resp, _ := b.post(f.d.AppURL+BackChannelLogoutPath, url.Values{"logout_token": {token}}, nil); resp.StatusCode != http.StatusBadRequest {
+			t.Fatalf("forged logout token %d: %d, want 400", i, resp.StatusCode)
+		}
+	}
+	if n := f.transport.keyFetches.Load() - before; n > 1 {
+		t.Errorf("50 forged logout tokens made the app fetch the provider's keys %d times, want at most 1", n)
 	}
 }
