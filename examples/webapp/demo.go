@@ -51,6 +51,11 @@ type DemoOptions struct {
 	// HTTPClient, when set, makes the app's calls to the provider and the
 	// platform.
 	HTTPClient *http.Client
+	// StandardProvider configures the development provider the way many
+	// certified providers are by default: the profile claims come from
+	// the userinfo endpoint only (not in the ID token), and there is no
+	// back-channel logout. The signed-in experience must not change.
+	StandardProvider bool
 }
 
 // Demo is a running demo: the app, and the embedded provider and emulator
@@ -141,7 +146,7 @@ func RunDemo(ctx context.Context, opts DemoOptions) (*Demo, error) {
 	d.PlatformURL = cfg.PlatformURL
 
 	if !cfg.OIDCConfigured() {
-		if err := d.startIdP(opts.IdPListen, log, &cfg); err != nil {
+		if err := d.startIdP(opts.IdPListen, log, &cfg, opts.StandardProvider); err != nil {
 			appLn.Close()
 			return nil, err
 		}
@@ -195,7 +200,7 @@ func (d *Demo) startEmulator(addr string, log *slog.Logger, cfg *Config) error {
 
 // startIdP runs the development provider with the app as its client,
 // under a freshly generated secret.
-func (d *Demo) startIdP(addr string, log *slog.Logger, cfg *Config) error {
+func (d *Demo) startIdP(addr string, log *slog.Logger, cfg *Config, standard bool) error {
 	if addr == "" {
 		addr = DefaultIdPListen
 	}
@@ -205,16 +210,21 @@ func (d *Demo) startIdP(addr string, log *slog.Logger, cfg *Config) error {
 	}
 	issuer := "http://" + ln.Addr().String()
 	secret := rand.Text() + rand.Text()
+	client := devidp.Client{
+		ID:                     DemoClientID,
+		Secret:                 secret,
+		RedirectURIs:           []string{cfg.PublicURL + CallbackPath},
+		PostLogoutRedirectURIs: []string{cfg.PublicURL + "/"},
+		BackChannelLogoutURI:   cfg.PublicURL + BackChannelLogoutPath,
+	}
+	if standard {
+		client.BackChannelLogoutURI = ""
+	}
 	idp, err := devidp.New(devidp.Config{
-		Issuer: issuer,
-		Clients: []devidp.Client{{
-			ID:                     DemoClientID,
-			Secret:                 secret,
-			RedirectURIs:           []string{cfg.PublicURL + CallbackPath},
-			PostLogoutRedirectURIs: []string{cfg.PublicURL + "/"},
-			BackChannelLogoutURI:   cfg.PublicURL + BackChannelLogoutPath,
-		}},
-		Logger: log,
+		Issuer:            issuer,
+		Clients:           []devidp.Client{client},
+		Logger:            log,
+		ProfileInUserInfo: standard,
 	})
 	if err != nil {
 		ln.Close()

@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -77,11 +78,30 @@ type captureTransport struct {
 	base    http.RoundTripper
 	// keyFetches counts the app's requests for the provider's keys.
 	keyFetches atomic.Int32
+
+	mu sync.Mutex
+	// mints are the bodies of the app's generate-session requests.
+	mints []string
+}
+
+// mintBodies returns the bodies of the generate-session requests so far.
+func (c *captureTransport) mintBodies() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.mints)
 }
 
 func (c *captureTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if strings.HasSuffix(req.URL.Path, "/jwks") {
 		c.keyFetches.Add(1)
+	}
+	if strings.HasSuffix(req.URL.Path, "/embed/generate-session") && req.GetBody != nil {
+		if body, err := req.GetBody(); err == nil {
+			b, _ := io.ReadAll(body)
+			c.mu.Lock()
+			c.mints = append(c.mints, string(b))
+			c.mu.Unlock()
+		}
 	}
 	if auth, ok := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer "); ok {
 		// The platform's API key; the provider's user info endpoint is
@@ -131,18 +151,23 @@ type flow struct {
 
 func startFlow(t *testing.T, getenv func(string) string) *flow {
 	t.Helper()
+	return startFlowWith(t, DemoOptions{Getenv: getenv})
+}
+
+// startFlowWith is startFlow with more of the demo's options; Listen,
+// Logger and HTTPClient are the flow's.
+func startFlowWith(t *testing.T, opts DemoOptions) *flow {
+	t.Helper()
 	f := &flow{t: t, logs: &syncBuffer{}, secrets: &secretSet{}}
 	f.transport = &captureTransport{secrets: f.secrets, base: http.DefaultTransport.(*http.Transport).Clone()}
 	hc := &http.Client{
 		Timeout:   10 * time.Second,
 		Transport: f.transport,
 	}
-	d, err := RunDemo(t.Context(), DemoOptions{
-		Listen:     "127.0.0.1:0",
-		Getenv:     getenv,
-		Logger:     slog.New(slog.NewTextHandler(f.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		HTTPClient: hc,
-	})
+	opts.Listen = "127.0.0.1:0"
+	opts.Logger = slog.New(slog.NewTextHandler(f.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	opts.HTTPClient = hc
+	d, err := RunDemo(t.Context(), opts)
 	if err != nil {
 		t.Fatalf("RunDemo: %v", err)
 	}

@@ -135,6 +135,13 @@ type Config struct {
 	// that does not follow redirects. Each request is bounded by
 	// BackChannelTimeout either way.
 	HTTPClient *http.Client
+	// ProfileInUserInfo keeps the profile claims (name, email, groups,
+	// locale, zoneinfo and the custom ones) out of the ID token, which
+	// then carries only sub and the protocol claims; the userinfo endpoint
+	// returns them. OpenID Connect Core 1.0, 5.4 allows this, and many
+	// providers do it by default: it lets a relying party's tests see
+	// whether it reads userinfo.
+	ProfileInUserInfo bool
 }
 
 // Provider is the development OpenID Connect provider. It is an
@@ -147,6 +154,8 @@ type Provider struct {
 	now      func() time.Time
 	log      *slog.Logger
 	hc       *http.Client
+	// profileInUserInfo: see Config.ProfileInUserInfo.
+	profileInUserInfo bool
 
 	key    *rsa.PrivateKey
 	keyID  string
@@ -206,9 +215,11 @@ func New(cfg Config) (*Provider, error) {
 		log:      cfg.Logger,
 		hc:       cfg.HTTPClient,
 		codes:    map[string]*authCode{},
-		tokens:   map[string]*accessGrant{},
-		sessions: map[string]*idpSession{},
-		browsers: map[string]string{},
+
+		profileInUserInfo: cfg.ProfileInUserInfo,
+		tokens:            map[string]*accessGrant{},
+		sessions:          map[string]*idpSession{},
+		browsers:          map[string]string{},
 	}
 	if p.now == nil {
 		p.now = time.Now

@@ -82,13 +82,13 @@ type env struct {
 // setup starts a provider on an httptest server, with one client whose
 // back-channel logout URI is backChannel (may be empty), and discovers it
 // with go-oidc.
-func setup(t *testing.T, backChannel string) *env {
+func setup(t *testing.T, backChannel string, mods ...func(*Config)) *env {
 	t.Helper()
 	srv := httptest.NewUnstartedServer(nil)
 	issuer := "http://" + srv.Listener.Addr().String()
 	clk := &clock{t: time.Now()}
 	logs := &syncBuffer{}
-	idp, err := New(Config{
+	cfg := Config{
 		Issuer: issuer,
 		Clients: []Client{{
 			ID:                     testClientID,
@@ -103,7 +103,11 @@ func setup(t *testing.T, backChannel string) *env {
 		}},
 		Now:    clk.Now,
 		Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-	})
+	}
+	for _, m := range mods {
+		m(&cfg)
+	}
+	idp, err := New(cfg)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -241,6 +245,46 @@ type idClaims struct {
 	SID         string   `json:"sid"`
 	AuthTime    int64    `json:"auth_time"`
 	IssuedAt    int64    `json:"iat"`
+}
+
+// TestProfileInUserInfo: with ProfileInUserInfo the ID token carries sub
+// and the protocol claims only; userinfo returns the profile.
+func TestProfileInUserInfo(t *testing.T) {
+	e := setup(t, "", func(c *Config) { c.ProfileInUserInfo = true })
+	u := DemoUsers()[0]
+	l := e.signIn(t, u.Username, u.Password)
+	tok, err := e.oauth.Exchange(e.ctx, l.code, oauth2.VerifierOption(l.verifier))
+	if err != nil {
+		t.Fatalf("Exchange: %v", err)
+	}
+	raw, _ := tok.Extra("id_token").(string)
+	idt, err := e.verifier().Verify(e.ctx, raw)
+	if err != nil {
+		t.Fatalf("Verify: %v", err)
+	}
+	var c map[string]any
+	if err := idt.Claims(&c); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"name", "email", "groups", "region", "tenant", "locale", "zoneinfo", "creator_mode"} {
+		if _, ok := c[k]; ok {
+			t.Errorf("the ID token carries %q", k)
+		}
+	}
+	if c["sub"] != u.Subject || c["nonce"] != l.nonce || c["sid"] == nil {
+		t.Errorf("ID token claims %v lack sub, nonce or sid", c)
+	}
+	info, err := e.provider.UserInfo(e.ctx, oauth2.StaticTokenSource(tok))
+	if err != nil {
+		t.Fatalf("UserInfo: %v", err)
+	}
+	var ic idClaims
+	if err := info.Claims(&ic); err != nil {
+		t.Fatal(err)
+	}
+	if ic.Subject != u.Subject || ic.Name != u.Name || ic.Locale != u.Locale || ic.ZoneInfo != u.ZoneInfo || !slices.Equal(ic.Groups, u.Groups) {
+		t.Errorf("userinfo = %+v", ic)
+	}
 }
 
 func TestFullFlowEachDemoUser(t *testing.T) {

@@ -79,6 +79,9 @@ func (p *Provider) handleToken(w http.ResponseWriter, r *http.Request) {
 	code.issued = append(code.issued, access)
 
 	claims := userClaims(code.user)
+	if p.profileInUserInfo {
+		claims = map[string]any{"sub": code.user.Subject}
+	}
 	claims["iss"] = p.issuer
 	claims["aud"] = client.ID
 	claims["iat"] = now.Unix()
