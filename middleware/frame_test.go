@@ -417,14 +417,7 @@ func TestFrameParentOrigin(t *testing.T) {
 			if tt.tls {
 				r.TLS = &tls.ConnectionState{}
 			}
-			w := serve(tk.FrameHandler(), r)
-			if w.Code != http.StatusSeeOther {
-				t.Fatalf("status %d, body %q", w.Code, w.Body)
-			}
-			loc, err := url.Parse(w.Header().Get("Location"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			loc := frameLocation(t, serve(tk.FrameHandler(), r))
 			if got := loc.Query().Get("parentOrigin"); got != tt.want {
 				t.Errorf("parentOrigin = %q, want %q", got, tt.want)
 			}

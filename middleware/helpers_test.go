@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -249,6 +250,20 @@ func (tk *testKit) assertNoSecrets(t *testing.T) {
 			t.Errorf("session id %s appears in the logs:\n%s", embedkit.Redact(id), logs)
 		}
 	}
+}
+
+// frameLocation returns the platform URL a frame endpoint's answer w sends
+// the iframe to; the test fails unless w is a 303.
+func frameLocation(t *testing.T, w *httptest.ResponseRecorder) *url.URL {
+	t.Helper()
+	if w.Code != http.StatusSeeOther {
+		t.Fatalf("status %d, body %q", w.Code, w.Body)
+	}
+	loc, err := url.Parse(w.Header().Get("Location"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return loc
 }
 
 // request builds a same-origin browser request for viewer user.

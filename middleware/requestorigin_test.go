@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"net/http"
-	"net/url"
 	"testing"
 )
 
@@ -50,14 +49,7 @@ func TestParentOriginFromRequestOrigin(t *testing.T) {
 			if tt.recorded != "" {
 				r = r.WithContext(WithRequestOrigin(r.Context(), tt.recorded))
 			}
-			w := serve(tk.FrameHandler(), r)
-			if w.Code != http.StatusSeeOther {
-				t.Fatalf("status %d, body %q", w.Code, w.Body)
-			}
-			loc, err := url.Parse(w.Header().Get("Location"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			loc := frameLocation(t, serve(tk.FrameHandler(), r))
 			if got := loc.Query().Get("parentOrigin"); got != tt.want {
 				t.Errorf("parentOrigin = %q, want %q", got, tt.want)
 			}

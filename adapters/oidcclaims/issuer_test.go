@@ -15,6 +15,7 @@ import (
 
 	"github.com/coreos/go-oidc/v3/oidc"
 	jose "github.com/go-jose/go-jose/v4"
+	"golang.org/x/oauth2"
 )
 
 const testClientID = "embedkit-host"
@@ -38,6 +39,19 @@ func (iss *testIssuer) setUserInfo(body string) {
 	iss.mu.Lock()
 	defer iss.mu.Unlock()
 	iss.userInfo = body
+}
+
+// fetchUserInfo sets the body the user info endpoint answers and asks it,
+// as a relying party does with an access token.
+func (iss *testIssuer) fetchUserInfo(t *testing.T, body string) *oidc.UserInfo {
+	t.Helper()
+	iss.setUserInfo(body)
+	ctx := oidc.ClientContext(t.Context(), http.DefaultClient)
+	u, err := iss.provider().UserInfo(ctx, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "at"}))
+	if err != nil {
+		t.Fatalf("UserInfo: %v", err)
+	}
+	return u
 }
 
 // fakeClock is a clock tests move by hand.

@@ -314,13 +314,9 @@ func (m Mapping) FromUserInfo(u *oidc.UserInfo) (*middleware.Viewer, error) {
 	if u == nil {
 		return nil, errors.New("oidcclaims: nil user info")
 	}
-	var raw json.RawMessage
-	if err := u.Claims(&raw); err != nil {
-		return nil, fmt.Errorf("oidcclaims: user info claims: %w", err)
-	}
-	claims, err := decodeClaims(raw)
+	claims, err := userInfoClaims(u)
 	if err != nil {
-		return nil, fmt.Errorf("oidcclaims: user info claims: %w", err)
+		return nil, err
 	}
 	return m.Viewer(claims)
 }

@@ -2,14 +2,12 @@ package oidcclaims_test
 
 import (
 	"encoding/json"
-	"net/http"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
-	"golang.org/x/oauth2"
 
 	"github.com/embedkit/embedkit/adapters/oidcclaims"
 	"github.com/embedkit/embedkit/embedkit"
@@ -320,12 +318,7 @@ func TestFromUserInfo(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			iss.setUserInfo(tt.body)
-			ctx := oidc.ClientContext(t.Context(), http.DefaultClient)
-			u, err := iss.provider().UserInfo(ctx, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "at"}))
-			if err != nil {
-				t.Fatalf("UserInfo: %v", err)
-			}
+			u := iss.fetchUserInfo(t, tt.body)
 			got, err := m.FromUserInfo(u)
 			if tt.wantErr != "" {
 				if err == nil || !strings.HasPrefix(err.Error(), tt.wantErr) {

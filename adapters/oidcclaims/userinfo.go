@@ -36,13 +36,9 @@ func MergeUserInfo(idClaims map[string]any, u *oidc.UserInfo) (map[string]any, e
 	if u.Subject != sub {
 		return nil, ErrUserInfoSubject
 	}
-	var raw json.RawMessage
-	if err := u.Claims(&raw); err != nil {
-		return nil, fmt.Errorf("oidcclaims: user info claims: %w", err)
-	}
-	extra, err := decodeClaims(raw)
+	extra, err := userInfoClaims(u)
 	if err != nil {
-		return nil, fmt.Errorf("oidcclaims: user info claims: %w", err)
+		return nil, err
 	}
 	out := maps.Clone(idClaims)
 	for k, v := range extra {
@@ -51,4 +47,18 @@ func MergeUserInfo(idClaims map[string]any, u *oidc.UserInfo) (map[string]any, e
 		}
 	}
 	return out, nil
+}
+
+// userInfoClaims decodes the claims of a user info response, keeping
+// numbers exact.
+func userInfoClaims(u *oidc.UserInfo) (map[string]any, error) {
+	var raw json.RawMessage
+	if err := u.Claims(&raw); err != nil {
+		return nil, fmt.Errorf("oidcclaims: user info claims: %w", err)
+	}
+	claims, err := decodeClaims(raw)
+	if err != nil {
+		return nil, fmt.Errorf("oidcclaims: user info claims: %w", err)
+	}
+	return claims, nil
 }

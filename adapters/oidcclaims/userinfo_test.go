@@ -2,13 +2,11 @@ package oidcclaims_test
 
 import (
 	"errors"
-	"net/http"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/coreos/go-oidc/v3/oidc"
-	"golang.org/x/oauth2"
 
 	"github.com/embedkit/embedkit/adapters/oidcclaims"
 	"github.com/embedkit/embedkit/middleware"
@@ -37,12 +35,7 @@ func TestMergeUserInfo(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			iss.setUserInfo(tt.body)
-			ctx := oidc.ClientContext(t.Context(), http.DefaultClient)
-			u, err := iss.provider().UserInfo(ctx, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "at"}))
-			if err != nil {
-				t.Fatalf("UserInfo: %v", err)
-			}
+			u := iss.fetchUserInfo(t, tt.body)
 			merged, err := oidcclaims.MergeUserInfo(idClaims, u)
 			if tt.wantErr != nil {
 				if !errors.Is(err, tt.wantErr) {

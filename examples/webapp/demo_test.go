@@ -338,6 +338,57 @@ func (b *browser) login(user, password string) (*http.Response, string) {
 	return b.follow(resp, "")
 }
 
+// sessionCookie returns the browser's host session cookie; the test
+// fails when there is none.
+func (b *browser) sessionCookie() *http.Cookie {
+	b.f.t.Helper()
+	for _, c := range b.jar.Cookies(mustURL(b.f.t, b.f.d.AppURL)) {
+		if c.Name == SessionName {
+			return c
+		}
+	}
+	b.f.t.Fatal("the browser holds no session cookie")
+	return nil
+}
+
+// signedInWith reports whether a request carrying only cookie c is
+// signed in at f's app (200 for /dashboards) or sent to sign in; any
+// other answer fails the test.
+func (f *flow) signedInWith(c *http.Cookie) bool {
+	f.t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, f.d.AppURL+"/dashboards", nil)
+	req.AddCookie(&http.Cookie{Name: c.Name, Value: c.Value})
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusOK:
+		return true
+	case resp.StatusCode == http.StatusSeeOther && strings.HasPrefix(resp.Header.Get("Location"), LoginPath):
+		return false
+	}
+	f.t.Fatalf("GET /dashboards with a saved cookie: %d", resp.StatusCode)
+	return false
+}
+
+// sessionStates counts user's embed sessions at the emulator: revoked, and
+// live (every other state).
+func (f *flow) sessionStates(user string) (live, revoked int) {
+	f.t.Helper()
+	for _, s := range f.sessions() {
+		switch {
+		case s.ExternalID != user:
+		case s.State == "revoked":
+			revoked++
+		default:
+			live++
+		}
+	}
+	return live, revoked
+}
+
 // subjectOf returns the sub claim of a JWT, unverified.
 func subjectOf(t *testing.T, jwt string) string {
 	t.Helper()
@@ -875,15 +926,7 @@ func TestRotatedSessionKeys(t *testing.T) {
 	if resp, _ := b.login("ana", "ana-dev-pass"); resp.StatusCode != http.StatusOK {
 		t.Fatalf("login: %d", resp.StatusCode)
 	}
-	var cookie *http.Cookie
-	for _, c := range b.jar.Cookies(mustURL(t, f.d.AppURL)) {
-		if c.Name == SessionName {
-			cookie = c
-		}
-	}
-	if cookie == nil {
-		t.Fatal("no session cookie")
-	}
+	cookie := b.sessionCookie()
 
 	for _, tc := range []struct {
 		name     string

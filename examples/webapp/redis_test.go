@@ -58,33 +58,8 @@ func TestLogoutSurvivesRestart(t *testing.T) {
 	other := startFlow(t, env)
 	b := first.browser()
 	b.login("ana", "ana-dev-pass")
-	var saved *http.Cookie
-	for _, c := range b.jar.Cookies(mustURL(t, first.d.AppURL)) {
-		if c.Name == SessionName {
-			saved = c
-		}
-	}
-	if saved == nil {
-		t.Fatal("no session cookie after sign-in")
-	}
-	signedIn := func(f *flow) bool {
-		t.Helper()
-		req, _ := http.NewRequest(http.MethodGet, f.d.AppURL+"/dashboards", nil)
-		req.AddCookie(&http.Cookie{Name: saved.Name, Value: saved.Value})
-		resp, err := http.DefaultTransport.RoundTrip(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		switch {
-		case resp.StatusCode == http.StatusOK:
-			return true
-		case resp.StatusCode == http.StatusSeeOther && strings.HasPrefix(resp.Header.Get("Location"), LoginPath):
-			return false
-		}
-		t.Fatalf("GET /dashboards with the saved cookie: %d", resp.StatusCode)
-		return false
-	}
+	saved := b.sessionCookie()
+	signedIn := func(f *flow) bool { t.Helper(); return f.signedInWith(saved) }
 	if !signedIn(other) {
 		t.Fatal("the other instance does not accept the cookie before logout")
 	}

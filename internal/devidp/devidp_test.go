@@ -191,6 +191,36 @@ type login struct {
 	code, state, nonce, verifier string
 }
 
+// exchange trades l's code for tokens and verifies the ID token; it
+// returns the tokens, the raw ID token and the verified one.
+func (e *env) exchange(t *testing.T, l login) (*oauth2.Token, string, *oidc.IDToken) {
+	t.Helper()
+	tok, err := e.oauth.Exchange(e.ctx, l.code, oauth2.VerifierOption(l.verifier))
+	if err != nil {
+		t.Fatalf("Exchange: %v", err)
+	}
+	raw, _ := tok.Extra("id_token").(string)
+	idt, err := e.verifier().Verify(e.ctx, raw)
+	if err != nil {
+		t.Fatalf("Verify: %v", err)
+	}
+	return tok, raw, idt
+}
+
+// userInfo asks the userinfo endpoint with tok's access token.
+func (e *env) userInfo(t *testing.T, tok *oauth2.Token) idClaims {
+	t.Helper()
+	info, err := e.provider.UserInfo(e.ctx, oauth2.StaticTokenSource(tok))
+	if err != nil {
+		t.Fatalf("UserInfo: %v", err)
+	}
+	var ic idClaims
+	if err := info.Claims(&ic); err != nil {
+		t.Fatal(err)
+	}
+	return ic
+}
+
 // signIn runs the browser part of the flow for user and returns the code.
 func (e *env) signIn(t *testing.T, user, pass string) login {
 	t.Helper()
@@ -253,15 +283,7 @@ func TestProfileInUserInfo(t *testing.T) {
 	e := setup(t, "", func(c *Config) { c.ProfileInUserInfo = true })
 	u := DemoUsers()[0]
 	l := e.signIn(t, u.Username, u.Password)
-	tok, err := e.oauth.Exchange(e.ctx, l.code, oauth2.VerifierOption(l.verifier))
-	if err != nil {
-		t.Fatalf("Exchange: %v", err)
-	}
-	raw, _ := tok.Extra("id_token").(string)
-	idt, err := e.verifier().Verify(e.ctx, raw)
-	if err != nil {
-		t.Fatalf("Verify: %v", err)
-	}
+	tok, _, idt := e.exchange(t, l)
 	var c map[string]any
 	if err := idt.Claims(&c); err != nil {
 		t.Fatal(err)
@@ -274,14 +296,7 @@ func TestProfileInUserInfo(t *testing.T) {
 	if c["sub"] != u.Subject || c["nonce"] != l.nonce || c["sid"] == nil {
 		t.Errorf("ID token claims %v lack sub, nonce or sid", c)
 	}
-	info, err := e.provider.UserInfo(e.ctx, oauth2.StaticTokenSource(tok))
-	if err != nil {
-		t.Fatalf("UserInfo: %v", err)
-	}
-	var ic idClaims
-	if err := info.Claims(&ic); err != nil {
-		t.Fatal(err)
-	}
+	ic := e.userInfo(t, tok)
 	if ic.Subject != u.Subject || ic.Name != u.Name || ic.Locale != u.Locale || ic.ZoneInfo != u.ZoneInfo || !slices.Equal(ic.Groups, u.Groups) {
 		t.Errorf("userinfo = %+v", ic)
 	}
@@ -292,15 +307,7 @@ func TestFullFlowEachDemoUser(t *testing.T) {
 	for _, u := range DemoUsers() {
 		t.Run(u.Username, func(t *testing.T) {
 			l := e.signIn(t, u.Username, u.Password)
-			tok, err := e.oauth.Exchange(e.ctx, l.code, oauth2.VerifierOption(l.verifier))
-			if err != nil {
-				t.Fatalf("Exchange: %v", err)
-			}
-			raw, _ := tok.Extra("id_token").(string)
-			idt, err := e.verifier().Verify(e.ctx, raw)
-			if err != nil {
-				t.Fatalf("Verify: %v", err)
-			}
+			tok, raw, idt := e.exchange(t, l)
 			if idt.Nonce != l.nonce {
 				t.Errorf("nonce = %q, want %q", idt.Nonce, l.nonce)
 			}
@@ -334,14 +341,7 @@ func TestFullFlowEachDemoUser(t *testing.T) {
 				t.Errorf("kid = %q, want %q", kid, e.idp.KeyID())
 			}
 
-			info, err := e.provider.UserInfo(e.ctx, oauth2.StaticTokenSource(tok))
-			if err != nil {
-				t.Fatalf("UserInfo: %v", err)
-			}
-			var ic idClaims
-			if err := info.Claims(&ic); err != nil {
-				t.Fatal(err)
-			}
+			ic := e.userInfo(t, tok)
 			if ic.Subject != u.Subject || ic.Region != u.Region || ic.Tenant != u.Tenant ||
 				!slices.Equal(ic.Groups, u.Groups) || ic.CreatorMode != u.CreatorMode || ic.Locale != u.Locale {
 				t.Errorf("userinfo = %+v", ic)

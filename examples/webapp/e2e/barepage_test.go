@@ -207,13 +207,7 @@ func testBarePage(t *testing.T, s *stack) {
 	t.Run("chat", func(t *testing.T) {
 		tab := s.openBare(t, key, "/embed/chat", "sessionId", nil)
 		waitMessage(t, tab, "ready", isType("cube:event:ready"))
-		evalEmbed(t, tab, "ask the chat", `(() => {
-			const input = document.getElementById("chat-input");
-			if (!input || !document.getElementById("chat").checkVisibility()) return false;
-			input.value = "How are sales?";
-			document.getElementById("chat-form").requestSubmit();
-			return true;
-		})()`)
+		askChat(t, tab, "How are sales?")
 		ms := waitMessage(t, tab, "a completed ai-query", func(m wireMessage) bool {
 			return m.Type == "cube:event:ai-query" && m.Payload["status"] == "completed"
 		})

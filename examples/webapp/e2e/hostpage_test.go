@@ -95,6 +95,18 @@ func evalEmbed(t *testing.T, tab context.Context, what, expr string) {
 	}
 }
 
+// askChat submits question in the embedded chat of tab.
+func askChat(t *testing.T, tab context.Context, question string) {
+	t.Helper()
+	evalEmbed(t, tab, "ask the chat", fmt.Sprintf(`(() => {
+		const input = document.getElementById("chat-input");
+		if (!input || !document.getElementById("chat").checkVisibility()) return false;
+		input.value = %q;
+		document.getElementById("chat-form").requestSubmit();
+		return true;
+	})()`, question))
+}
+
 // chooseFilter picks value in the filter bar's select of member.
 func chooseFilter(t *testing.T, tab context.Context, member, value string) {
 	t.Helper()
@@ -348,13 +360,7 @@ func testAsk(t *testing.T, s *stack, u demoUser) {
 		window.__asked = [];
 		embedkit.frame("#embed-frame").on("ai-query", (e) => window.__asked.push(e.surface + ":" + e.payload.status + ":" + e.payload.query));
 	})()`)
-	evalEmbed(t, tab, "ask the chat", `(() => {
-		const input = document.getElementById("chat-input");
-		if (!input || !document.getElementById("chat").checkVisibility()) return false;
-		input.value = "Which region grew most?";
-		document.getElementById("chat-form").requestSubmit();
-		return true;
-	})()`)
+	askChat(t, tab, "Which region grew most?")
 	waitLog(t, tab, "ai-query", 2)
 	raw, err := chromedp.Run(tab, chromedp.Evaluate[string](`JSON.stringify(window.__asked)`))
 	if err != nil {
