@@ -176,7 +176,7 @@ func WithExportPollInterval(first, largest time.Duration) Option {
 // (localhost, 127.0.0.0/8, ::1) so a local emulator works. apiKey must not
 // be empty. Neither is ever printed.
 func New(baseURL, apiKey string, opts ...Option) (*Client, error) {
-	base, err := parseBaseURL(baseURL)
+	base, err := ParseBaseURL(baseURL)
 	if err != nil {
 		return nil, err
 	}
@@ -278,8 +278,13 @@ func noSecretRedirect(req *http.Request, via []*http.Request) error {
 	return nil
 }
 
-// parseBaseURL checks the base URL rules of New.
-func parseBaseURL(raw string) (*url.URL, error) {
+// ParseBaseURL checks a platform base URL the way New does, and returns
+// it with any trailing slash trimmed: an absolute https URL, or http on a
+// loopback host (IsLoopbackHost) for an emulator on this machine, with no
+// credentials, query or fragment. It is the one home of that rule: the
+// middleware and the demo check their platform URL with it, so a URL one
+// accepts the others accept too.
+func ParseBaseURL(raw string) (*url.URL, error) {
 	raw = strings.TrimSpace(raw)
 	if raw == "" {
 		return nil, errors.New("embedkit: empty base URL")
@@ -297,10 +302,10 @@ func parseBaseURL(raw string) (*url.URL, error) {
 	if u.RawQuery != "" || u.Fragment != "" {
 		return nil, errors.New("embedkit: base URL must not have a query or fragment")
 	}
-	switch u.Scheme {
+	switch strings.ToLower(u.Scheme) {
 	case "https":
 	case "http":
-		if !isLoopback(u.Hostname()) {
+		if !IsLoopbackHost(u.Hostname()) {
 			return nil, fmt.Errorf("embedkit: base URL must be https (plain http is allowed only for loopback hosts, not %q)", u.Hostname())
 		}
 	default:
@@ -311,8 +316,11 @@ func parseBaseURL(raw string) (*url.URL, error) {
 	return u, nil
 }
 
-// isLoopback reports whether host is localhost or a loopback address.
-func isLoopback(host string) bool {
+// IsLoopbackHost reports whether host (a name or an IP address, with or
+// without IPv6 brackets, no port) is this machine: localhost or a name
+// under .localhost (RFC 6761), or a loopback address (127.0.0.0/8, ::1).
+func IsLoopbackHost(host string) bool {
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
 	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
 		return true
 	}

@@ -278,10 +278,10 @@ func TestNewErrors(t *testing.T) {
 		{"no store", func(c *Config) { c.Store = nil }, "Config.Store is required (use memstore.New() for one instance)"},
 		{"no deployment", func(c *Config) { c.Policy.DeploymentID = 0 }, "Config.Policy.DeploymentID is required"},
 		{"no platform URL", func(c *Config) { c.PlatformURL = "" }, "Config.PlatformURL is required"},
-		{"http platform URL", func(c *Config) { c.PlatformURL = "http://acme.example.com" }, "must use https"},
+		{"http platform URL", func(c *Config) { c.PlatformURL = "http://acme.example.com" }, "Config.PlatformURL: base URL must be https"},
 		{"host origin with a path", func(c *Config) { c.HostOrigin = "https://app.example.com/app" }, "Config.HostOrigin must be an origin"},
 		{"host origin without scheme", func(c *Config) { c.HostOrigin = "app.example.com" }, "Config.HostOrigin must be an origin"},
-		{"platform URL with query", func(c *Config) { c.PlatformURL = "https://acme.example.com/?k=v" }, "without credentials, query or fragment"},
+		{"platform URL with query", func(c *Config) { c.PlatformURL = "https://acme.example.com/?k=v" }, "Config.PlatformURL: base URL must not have a query or fragment"},
 		{"bad target name", func(c *Config) { c.Targets = map[string]Target{"Sales!": {Kind: KindChat}} }, `Config.Targets["Sales!"]`},
 		{"bad public id", func(c *Config) { c.Targets = map[string]Target{"s": {Kind: KindDashboard, PublicID: "../x"}} }, `Config.Targets["s"].PublicID must match`},
 		{"chrome on wrong kind", func(c *Config) {

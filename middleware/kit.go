@@ -404,31 +404,13 @@ func parsePlatformURL(s string) (*url.URL, error) {
 	if s == "" {
 		return nil, errors.New("middleware: Config.PlatformURL is required (the platform's base URL, for example https://acme.example.com)")
 	}
-	u, err := url.Parse(s)
-	if err != nil || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
-		return nil, errors.New("middleware: Config.PlatformURL must be an absolute URL without credentials, query or fragment")
+	// The client's rule, so that a URL embedkit.New accepts is accepted
+	// here too.
+	u, err := embedkit.ParseBaseURL(s)
+	if err != nil {
+		return nil, fmt.Errorf("middleware: Config.PlatformURL: %s", strings.TrimPrefix(err.Error(), "embedkit: "))
 	}
-	switch u.Scheme {
-	case "https":
-	case "http":
-		if !isLoopback(u.Hostname()) {
-			return nil, errors.New("middleware: Config.PlatformURL must use https (http is accepted only on a loopback host)")
-		}
-	default:
-		return nil, errors.New("middleware: Config.PlatformURL must use https")
-	}
-	u.Path = strings.TrimSuffix(u.Path, "/")
-	u.RawPath = ""
 	return u, nil
-}
-
-// isLoopback reports whether host names this machine.
-func isLoopback(host string) bool {
-	switch host {
-	case "localhost", "127.0.0.1", "::1":
-		return true
-	}
-	return strings.HasSuffix(host, ".localhost")
 }
 
 // setTargets checks and indexes the registered targets.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/embedkit/embedkit/adapters/gorillasession"
+	"github.com/embedkit/embedkit/embedkit"
 	"github.com/embedkit/embedkit/middleware"
 )
 
@@ -178,7 +179,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	switch {
 	case base != "":
 		if err := checkPlatformURL(base); err != nil {
-			return Config{}, fmt.Errorf("webapp: %s %w", EnvBaseURL, err)
+			return Config{}, fmt.Errorf("webapp: %s: %w", EnvBaseURL, err)
 		}
 		if strings.TrimSpace(key) == "" {
 			return Config{}, fmt.Errorf("webapp: %s is required when %s is set", EnvAPIKey, EnvBaseURL)
@@ -269,30 +270,13 @@ func ParseDashboards(s string) ([]Dashboard, error) {
 	return out, nil
 }
 
-// checkPlatformURL applies the client's rule: https, or http on loopback.
+// checkPlatformURL applies the client's rule (embedkit.ParseBaseURL):
+// https, or http on a loopback host.
 func checkPlatformURL(s string) error {
-	u, err := url.Parse(s)
-	if err != nil || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
-		return errors.New("must be an absolute URL without credentials, query or fragment")
+	if _, err := embedkit.ParseBaseURL(s); err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), "embedkit: "))
 	}
-	switch u.Scheme {
-	case "https":
-		return nil
-	case "http":
-		if isLoopbackHost(u.Hostname()) {
-			return nil
-		}
-	}
-	return errors.New("must use https (http only on a loopback host)")
-}
-
-// isLoopbackHost reports whether host names this machine.
-func isLoopbackHost(host string) bool {
-	switch host {
-	case "localhost", "127.0.0.1", "::1":
-		return true
-	}
-	return strings.HasSuffix(host, ".localhost") || strings.HasPrefix(host, "127.")
+	return nil
 }
 
 // check reports the first missing or invalid field of a complete Config.

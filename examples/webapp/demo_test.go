@@ -995,7 +995,7 @@ func TestConfigFromEnv(t *testing.T) {
 		{"deployment missing", with(map[string]string{EnvDeploymentID: ""}), "EMBEDKIT_DEPLOYMENT_ID is required when EMBEDKIT_BASE_URL is set"},
 		{"deployment not a number", with(map[string]string{EnvDeploymentID: "one"}), "EMBEDKIT_DEPLOYMENT_ID must be a positive integer"},
 		{"deployment zero", with(map[string]string{EnvDeploymentID: "0"}), "EMBEDKIT_DEPLOYMENT_ID must be a positive integer"},
-		{"base URL http", with(map[string]string{EnvBaseURL: "http://acme.example.com"}), "EMBEDKIT_BASE_URL must use https"},
+		{"base URL http", with(map[string]string{EnvBaseURL: "http://acme.example.com"}), "EMBEDKIT_BASE_URL: base URL must be https"},
 		{"base URL missing, key set", map[string]string{EnvAPIKey: "k"}, "EMBEDKIT_BASE_URL is required when EMBEDKIT_API_KEY is set"},
 		{"base URL missing, deployment set", map[string]string{EnvDeploymentID: "1"}, "EMBEDKIT_BASE_URL is required when EMBEDKIT_DEPLOYMENT_ID is set"},
 		{"dashboards without platform", map[string]string{EnvDashboards: "a:A"}, "EMBEDKIT_BASE_URL is required when EMBEDKIT_DASHBOARDS is set"},

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
+
+	"github.com/embedkit/embedkit/embedkit"
 )
 
 // Lifetimes of what the provider issues.
@@ -290,7 +292,7 @@ func checkClient(c *Client) error {
 	}
 	if c.BackChannelLogoutURI != "" {
 		u, err := url.Parse(c.BackChannelLogoutURI)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || !isLoopbackHost(u.Hostname()) {
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || !embedkit.IsLoopbackHost(u.Hostname()) {
 			return fmt.Errorf("devidp: client %q: back-channel logout URI %q must be an http or https URL on a loopback host", c.ID, c.BackChannelLogoutURI)
 		}
 	}
@@ -402,25 +404,17 @@ func Listen(addr string, allowRemote bool) (net.Listener, error) {
 	if err != nil {
 		return nil, fmt.Errorf("devidp: listen address %q: %w", addr, err)
 	}
-	if !allowRemote && !isLoopbackHost(host) {
+	if !allowRemote && !embedkit.IsLoopbackHost(host) {
 		return nil, fmt.Errorf("devidp: refusing to listen on %q: the development provider only listens on loopback addresses unless forced", addr)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("devidp: listen: %w", err)
 	}
-	if !isLoopbackHost(host) {
+	if !embedkit.IsLoopbackHost(host) {
 		slog.Default().Warn("devidp: development OIDC provider forced onto a non-loopback address, not for production", "addr", ln.Addr().String())
 	}
 	return ln, nil
-}
-
-func isLoopbackHost(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(strings.Trim(host, "[]"))
-	return ip != nil && ip.IsLoopback()
 }
 
 // randomToken returns 32 random bytes, base64url-encoded.

@@ -1,0 +1,58 @@
+package embedkit
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestIsLoopbackHost(t *testing.T) {
+	for host, want := range map[string]bool{
+		"localhost": true, "LOCALHOST": true, "emulator.localhost": true,
+		"127.0.0.1": true, "127.0.0.2": true, "127.255.255.254": true, "::1": true, "[::1]": true,
+		"": false, "localhost.example.com": false, "127.0.0.1.nip.io": false, "10.0.0.1": false,
+		"::": false, "0.0.0.0": false, "::ffff:127.0.0.1": true, "example.com": false,
+	} {
+		if got := IsLoopbackHost(host); got != want {
+			t.Errorf("IsLoopbackHost(%q) = %v, want %v", host, got, want)
+		}
+	}
+}
+
+// FuzzParseBaseURL: an accepted URL is https, or http on a loopback host,
+// with a host and no credentials, query or fragment, no trailing slash,
+// and parsing its String again gives the same URL.
+func FuzzParseBaseURL(f *testing.F) {
+	for _, s := range []string{"https://acme.example.com", "https://acme.example.com/base/", "http://127.0.0.2:7070",
+		"http://LOCALHOST:7070", "http://[::1]:7070", "http://acme.example.com", "https://u:p@a.example",
+		"https://a.example/?q=1", "https://a.example/#f", "ftp://a.example", " https://a.example ", "https://a.example/%2F/"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		u, err := ParseBaseURL(raw)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "embedkit: ") {
+				t.Fatalf("error %q does not name the package", err)
+			}
+			return
+		}
+		switch strings.ToLower(u.Scheme) {
+		case "https":
+		case "http":
+			if !IsLoopbackHost(u.Hostname()) {
+				t.Fatalf("%q accepted: http on %q", raw, u.Hostname())
+			}
+		default:
+			t.Fatalf("%q accepted with scheme %q", raw, u.Scheme)
+		}
+		if u.Hostname() == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" || strings.HasSuffix(u.Path, "/") {
+			t.Fatalf("%q accepted as %#v", raw, u)
+		}
+		again, err := ParseBaseURL(u.String())
+		if err != nil {
+			t.Fatalf("%q accepted as %q, which is then refused: %v", raw, u, err)
+		}
+		if again.String() != u.String() {
+			t.Fatalf("%q: %q parses again as %q", raw, u, again)
+		}
+	})
+}
