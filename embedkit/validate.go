@@ -39,6 +39,10 @@ const MaxSecurityContextDepth = 32
 
 // Bounds of other free-form strings. None is documented by the platform;
 // each is far above any legitimate value.
+// TenantNameRule is the platform's pattern for embed tenant names
+// (IsTenantName).
+const TenantNameRule = "^[a-z][a-z0-9-]{0,34}[a-z0-9]$"
+
 const (
 	maxEmailLength    = 254 // RFC 5321 path limit
 	maxURLLength      = 2048
@@ -52,10 +56,10 @@ const (
 )
 
 // The patterns of the specification, as written there. Tenant names and
-// session ids are checked by isTenantName and isSessionID, which the tests
+// session ids are checked by IsTenantName and isSessionID, which the tests
 // hold equal to these expressions.
 const (
-	tenantNameRule = "^[a-z][a-z0-9-]{0,34}[a-z0-9]$"
+	tenantNameRule = TenantNameRule
 	sessionIDRule  = "^[0-9a-f]{32}$"
 	memberRule     = `.+\..+`
 )
@@ -191,7 +195,7 @@ func (r *GenerateSessionRequest) Validate() error {
 		if r.ExternalID == "" {
 			p.add("email", "only allowed with externalId")
 		}
-		if !isEmailAddress(r.Email) {
+		if !IsEmailAddress(r.Email) {
 			p.add("email", ruleEmail)
 		}
 	}
@@ -199,11 +203,11 @@ func (r *GenerateSessionRequest) Validate() error {
 		if internal {
 			p.add("userProfile", ruleNotInternal)
 		}
-		if pic := r.UserProfile.Picture; pic != "" && !isPictureURL(pic) {
+		if pic := r.UserProfile.Picture; pic != "" && !IsPictureURL(pic) {
 			p.add("userProfile.picture", rulePicture)
 		}
 	}
-	if r.EmbedTenantName != "" && !isTenantName(r.EmbedTenantName) {
+	if r.EmbedTenantName != "" && !IsTenantName(r.EmbedTenantName) {
 		p.add("embedTenantName", ruleTenantName)
 	}
 
@@ -865,8 +869,11 @@ func hasControlChar(s string) bool {
 	return false
 }
 
-// isTenantName reports whether s matches ^[a-z][a-z0-9-]{0,34}[a-z0-9]$.
-func isTenantName(s string) bool {
+// IsTenantName reports whether s is an embed tenant name the platform
+// accepts: it matches TenantNameRule, ^[a-z][a-z0-9-]{0,34}[a-z0-9]$. It is
+// the rule Validate applies to embedTenantName; a caller that builds
+// requests (the middleware's Policy) checks with it too.
+func IsTenantName(s string) bool {
 	if len(s) < 2 || len(s) > 36 {
 		return false
 	}
@@ -896,10 +903,12 @@ func isSessionID(s string) bool {
 	return true
 }
 
-// isEmailAddress reports whether s is a bare email address (no display
+// IsEmailAddress reports whether s is a bare email address (no display
 // name, no angle brackets, no comments) of at most 254 bytes, as net/mail
-// parses it; a quoted local part must be quoted as net/mail writes it. Plain ASCII addresses are recognised without net/mail.
-func isEmailAddress(s string) bool {
+// parses it; a quoted local part must be quoted as net/mail writes it.
+// Plain ASCII addresses are recognised without net/mail. It is the rule
+// Validate applies to every email field.
+func IsEmailAddress(s string) bool {
 	if len(s) > maxEmailLength {
 		return false
 	}
@@ -954,9 +963,10 @@ func isAlnum(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
-// isPictureURL reports whether s is an absolute http or https URL with a
-// host, of at most 2048 bytes.
-func isPictureURL(s string) bool {
+// IsPictureURL reports whether s is an absolute http or https URL with a
+// host, of at most 2048 bytes: the rule Validate applies to
+// userProfile.picture.
+func IsPictureURL(s string) bool {
 	if len(s) > maxURLLength {
 		return false
 	}
@@ -1379,7 +1389,7 @@ func (o *AuditLogOptions) Validate() error {
 	if !o.Start.IsZero() && !o.End.IsZero() && o.End.Before(o.Start) {
 		p.add("end", "must not be before start")
 	}
-	if o.UserEmail != "" && !isEmailAddress(o.UserEmail) {
+	if o.UserEmail != "" && !IsEmailAddress(o.UserEmail) {
 		p.add("userEmail", ruleEmail)
 	}
 	return p.err()
@@ -1474,13 +1484,13 @@ func checkRenderAs(p *problems, ra *RenderAs) {
 	if ra.UserID < 0 {
 		p.add("renderAs.userId", ruleNotNegative)
 	}
-	if ra.Email != "" && !isEmailAddress(ra.Email) {
+	if ra.Email != "" && !IsEmailAddress(ra.Email) {
 		p.add("renderAs.email", ruleEmail)
 	}
 	if ra.EmbedTenantName != "" {
 		if ra.Type == SubjectUser {
 			p.add("renderAs.embedTenantName", "not allowed with type USER")
-		} else if !isTenantName(ra.EmbedTenantName) {
+		} else if !IsTenantName(ra.EmbedTenantName) {
 			p.add("renderAs.embedTenantName", ruleTenantName)
 		}
 	}
@@ -1543,7 +1553,7 @@ func ValidateSessionID(id string) error {
 // the platform's prose says 5 to 36). The error is a *ValidationError with
 // Op "embed-tenant" and Field "embedTenantName".
 func ValidateTenantName(name string) error {
-	if isTenantName(name) {
+	if IsTenantName(name) {
 		return nil
 	}
 	p := problems{op: "embed-tenant"}

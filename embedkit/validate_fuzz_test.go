@@ -89,7 +89,7 @@ func FuzzValidateGenerateSession(f *testing.F) {
 		same := valFuzzRequest(id, externalID, internalID, email, tenant, picture, locale, timezone, creator, groups, attrs, context)
 		valFuzzCheck(t, r, same)
 		if r.Validate() == nil {
-			if !isTenantName(tenant) || NormalizeExternalID(externalID) == "" || internalID != "" {
+			if !IsTenantName(tenant) || NormalizeExternalID(externalID) == "" || internalID != "" {
 				t.Fatalf("accepted a request with tenant %q, externalId %q, internalId %q", tenant, externalID, internalID)
 			}
 		}

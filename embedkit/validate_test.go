@@ -1005,8 +1005,8 @@ func TestHandWrittenMatchersEqualPatterns(t *testing.T) {
 	inputs = append(inputs, strings.Repeat("a", 36), strings.Repeat("a", 37), "a"+strings.Repeat("-", 34)+"a",
 		strings.Repeat("0123456789abcdef", 2), strings.Repeat("0123456789abcdef", 2)+"\n")
 	for _, s := range inputs {
-		if got, want := isTenantName(s), valTenantRE.MatchString(s); got != want {
-			t.Errorf("isTenantName(%q) = %v, pattern says %v", s, got, want)
+		if got, want := IsTenantName(s), valTenantRE.MatchString(s); got != want {
+			t.Errorf("IsTenantName(%q) = %v, pattern says %v", s, got, want)
 		}
 		if got, want := isSessionID(s), valSessionIDRE.MatchString(s); got != want {
 			t.Errorf("isSessionID(%q) = %v, pattern says %v", s, got, want)

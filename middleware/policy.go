@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
-	"net/mail"
-	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -26,9 +23,6 @@ var ErrDenied = errors.New("middleware: not allowed for this viewer")
 // answer 500 with a plain page and log the cause; nothing is sent to the
 // platform.
 var ErrMisconfigured = errors.New("middleware: embedding is misconfigured")
-
-// tenantPattern is the platform's rule for embed tenant names.
-var tenantPattern = regexp.MustCompile(`^[a-z][a-z0-9-]{0,34}[a-z0-9]$`)
 
 // Policy turns a Viewer into the generate-session request for a target.
 // Only DeploymentID is required. The zero value of every other field is
@@ -95,11 +89,13 @@ type Policy struct {
 	SecurityContextFunc func(r *http.Request, v *Viewer) (map[string]any, error)
 
 	// OmitEmail leaves the viewer's email out of the request. An email
-	// that is not a bare address is always left out.
+	// the platform would refuse (embedkit.IsEmailAddress) is always left
+	// out, and the viewer minted without it.
 	OmitEmail bool
 	// OmitProfile leaves the viewer's display name and picture out. A
-	// picture that is not an absolute http or https URL is always left
-	// out.
+	// picture the platform would refuse (embedkit.IsPictureURL: an
+	// absolute http or https URL of at most 2048 bytes) is always left
+	// out, and the viewer minted without it.
 	OmitProfile bool
 
 	// Settings are the default session settings; a Target's Settings
@@ -122,12 +118,12 @@ func (p *Policy) check() error {
 	if p.DeploymentID <= 0 {
 		return errors.New("middleware: Config.Policy.DeploymentID is required (the deployment to embed)")
 	}
-	if p.DefaultTenant != "" && !tenantPattern.MatchString(p.DefaultTenant) {
-		return fmt.Errorf("middleware: Config.Policy.DefaultTenant %q must match %s", p.DefaultTenant, tenantPattern)
+	if p.DefaultTenant != "" && !embedkit.IsTenantName(p.DefaultTenant) {
+		return fmt.Errorf("middleware: Config.Policy.DefaultTenant %q must match %s", p.DefaultTenant, embedkit.TenantNameRule)
 	}
 	for i, t := range p.CreatorTenants {
-		if !tenantPattern.MatchString(t) {
-			return fmt.Errorf("middleware: Config.Policy.CreatorTenants[%d] %q must match %s", i, t, tenantPattern)
+		if !embedkit.IsTenantName(t) {
+			return fmt.Errorf("middleware: Config.Policy.CreatorTenants[%d] %q must match %s", i, t, embedkit.TenantNameRule)
 		}
 	}
 	return nil
@@ -148,12 +144,14 @@ func (p *Policy) Request(r *http.Request, v *Viewer, t Target) (*embedkit.Genera
 		ExternalID:   embedkit.NormalizeExternalID(v.Subject),
 		BranchName:   p.BranchName,
 	}
-	if !p.OmitEmail {
-		req.Email = bareAddress(v.Email)
+	// An email or picture the platform would refuse is left out, never
+	// sent to fail validation: the viewer is minted without it.
+	if email := strings.TrimSpace(v.Email); !p.OmitEmail && embedkit.IsEmailAddress(email) {
+		req.Email = email
 	}
 	if !p.OmitProfile {
 		prof := embedkit.EmbedUserProfile{DisplayName: strings.TrimSpace(v.DisplayName)}
-		if absoluteHTTPURL(v.Picture) {
+		if embedkit.IsPictureURL(v.Picture) {
 			prof.Picture = v.Picture
 		}
 		if prof != (embedkit.EmbedUserProfile{}) {
@@ -170,8 +168,8 @@ func (p *Policy) Request(r *http.Request, v *Viewer, t Target) (*embedkit.Genera
 	if tenant == "" {
 		tenant = p.DefaultTenant
 	}
-	if tenant != "" && !tenantPattern.MatchString(tenant) {
-		return nil, fmt.Errorf("%w: the viewer's tenant does not match %s", ErrMisconfigured, tenantPattern)
+	if tenant != "" && !embedkit.IsTenantName(tenant) {
+		return nil, fmt.Errorf("%w: the viewer's tenant does not match %s", ErrMisconfigured, embedkit.TenantNameRule)
 	}
 	req.EmbedTenantName = tenant
 
@@ -332,24 +330,3 @@ func dedupe(names []string) []string {
 // bareAddress returns s trimmed when it is a bare email address
 // ("a@example.com", not "A <a@example.com>"), and "" otherwise: the
 // platform rejects the whole request for a malformed address, so one is
-// left out rather than sent.
-func bareAddress(s string) string {
-	s = strings.TrimSpace(s)
-	if s == "" || len(s) > 254 {
-		return ""
-	}
-	a, err := mail.ParseAddress(s)
-	if err != nil || a.Name != "" || a.Address != s {
-		return ""
-	}
-	return s
-}
-
-// absoluteHTTPURL reports whether s is an absolute http or https URL.
-func absoluteHTTPURL(s string) bool {
-	if s == "" {
-		return false
-	}
-	u, err := url.Parse(s)
-	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
-}
