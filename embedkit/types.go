@@ -185,6 +185,41 @@ type EmbedSessionSettings struct {
 	Timezone *string `json:"timezone,omitzero"`
 }
 
+// Merge returns s with every non-nil key of over applied, as a fresh
+// value: defaults (s) overridden key by key (over). Either may be nil; the
+// result is nil only when both are.
+func (s *EmbedSessionSettings) Merge(over *EmbedSessionSettings) *EmbedSessionSettings {
+	if s == nil && over == nil {
+		return nil
+	}
+	var out EmbedSessionSettings
+	if s != nil {
+		out = *s
+	}
+	if over == nil {
+		return &out
+	}
+	pick(&out.AllowAI, over.AllowAI)
+	pick(&out.ShowDashboardChat, over.ShowDashboardChat)
+	pick(&out.ShowWorkbookChat, over.ShowWorkbookChat)
+	pick(&out.ShowAIWidgets, over.ShowAIWidgets)
+	pick(&out.AllowChatWorkspaceAuthoring, over.AllowChatWorkspaceAuthoring)
+	pick(&out.ShowWorkbookShare, over.ShowWorkbookShare)
+	pick(&out.ShowDashboardSettings, over.ShowDashboardSettings)
+	pick(&out.ShowMemberNames, over.ShowMemberNames)
+	pick(&out.ShowGroupByCube, over.ShowGroupByCube)
+	pick(&out.Locale, over.Locale)
+	pick(&out.Timezone, over.Timezone)
+	return &out
+}
+
+// pick sets *dst to src when src is set.
+func pick[T any](dst **T, src *T) {
+	if src != nil {
+		*dst = src
+	}
+}
+
 // Session is the answer of generate-session: a single-use id, valid for
 // SessionLifetime. Its String method never prints the id.
 type Session struct {

@@ -196,7 +196,7 @@ func (p *Policy) Request(r *http.Request, v *Viewer, t Target) (*embedkit.Genera
 		return nil, err
 	}
 	req.SecurityContext = sc
-	req.Settings = mergeSettings(p.Settings, t.Settings)
+	req.Settings = p.Settings.Merge(t.Settings)
 	req.EmbedTheme = p.Theme
 	if t.Theme != nil {
 		req.EmbedTheme = t.Theme
@@ -279,42 +279,6 @@ func (p *Policy) securityContext(r *http.Request, v *Viewer, t Target) (map[stri
 	return sc, nil
 }
 
-// mergeSettings returns base with every non-nil key of over applied, as a
-// fresh value, or nil when both are nil.
-func mergeSettings(base, over *embedkit.EmbedSessionSettings) *embedkit.EmbedSessionSettings {
-	if base == nil && over == nil {
-		return nil
-	}
-	var out embedkit.EmbedSessionSettings
-	if base != nil {
-		out = *base
-	}
-	if over == nil {
-		return &out
-	}
-	pick := func(dst **bool, src *bool) {
-		if src != nil {
-			*dst = src
-		}
-	}
-	pick(&out.AllowAI, over.AllowAI)
-	pick(&out.ShowDashboardChat, over.ShowDashboardChat)
-	pick(&out.ShowWorkbookChat, over.ShowWorkbookChat)
-	pick(&out.ShowAIWidgets, over.ShowAIWidgets)
-	pick(&out.AllowChatWorkspaceAuthoring, over.AllowChatWorkspaceAuthoring)
-	pick(&out.ShowWorkbookShare, over.ShowWorkbookShare)
-	pick(&out.ShowDashboardSettings, over.ShowDashboardSettings)
-	pick(&out.ShowMemberNames, over.ShowMemberNames)
-	pick(&out.ShowGroupByCube, over.ShowGroupByCube)
-	if over.Locale != nil {
-		out.Locale = over.Locale
-	}
-	if over.Timezone != nil {
-		out.Timezone = over.Timezone
-	}
-	return &out
-}
-
 // dedupe returns the sorted distinct non-empty names, never nil.
 func dedupe(names []string) []string {
 	out := make([]string, 0, len(names))
@@ -326,7 +290,3 @@ func dedupe(names []string) []string {
 	slices.Sort(out)
 	return slices.Compact(out)
 }
-
-// bareAddress returns s trimmed when it is a bare email address
-// ("a@example.com", not "A <a@example.com>"), and "" otherwise: the
-// platform rejects the whole request for a malformed address, so one is
