@@ -8,28 +8,14 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/embedkit/embedkit/internal/testkit"
 )
 
-// fakeClock is a settable clock, safe for concurrent use.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
+type fakeClock = testkit.Clock
 
 func newFakeClock() *fakeClock {
-	return &fakeClock{t: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)}
-}
-
-func (f *fakeClock) Now() time.Time {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.t
-}
-
-func (f *fakeClock) Advance(d time.Duration) {
-	f.mu.Lock()
-	f.t = f.t.Add(d)
-	f.mu.Unlock()
+	return testkit.NewClock(time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC))
 }
 
 func TestBreakerStates(t *testing.T) {

@@ -1,7 +1,6 @@
 package middleware
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/embedkit/embedkit/embedkit"
+	"github.com/embedkit/embedkit/internal/testkit"
 )
 
 // fakePlatform is a Platform in memory. Session ids have the platform's
@@ -155,23 +155,7 @@ func (p plainStore) Take(ctx context.Context, key string) ([]Minted, error) {
 	return p.s.Take(ctx, key)
 }
 
-// syncBuffer is a goroutine-safe log sink.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
+type syncBuffer = testkit.SyncBuffer
 
 // headerIdentity reads the viewer from test headers: X-User is the
 // subject, X-Session the host session, X-Groups a comma list. X-Broken

@@ -7,11 +7,11 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/embedkit/embedkit/adapters/storetest"
+	"github.com/embedkit/embedkit/internal/testkit"
 	"github.com/embedkit/embedkit/middleware"
 )
 
@@ -24,26 +24,10 @@ func TestConformance(t *testing.T) {
 	})
 }
 
-// fakeClock is a settable clock, safe for the cache's sweeper goroutine.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
+type fakeClock = testkit.Clock
 
 func newFakeClock() *fakeClock {
-	return &fakeClock{t: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
+	return testkit.NewClock(time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC))
 }
 
 func minted(id, subject string, exp time.Time) middleware.Minted {

@@ -16,6 +16,8 @@ import (
 	"github.com/coreos/go-oidc/v3/oidc"
 	jose "github.com/go-jose/go-jose/v4"
 	"golang.org/x/oauth2"
+
+	"github.com/embedkit/embedkit/internal/testkit"
 )
 
 const testClientID = "embedkit-host"
@@ -54,26 +56,10 @@ func (iss *testIssuer) fetchUserInfo(t *testing.T, body string) *oidc.UserInfo {
 	return u
 }
 
-// fakeClock is a clock tests move by hand.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
+type fakeClock = testkit.Clock
 
 func newFakeClock() *fakeClock {
-	return &fakeClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	return testkit.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 }
 
 // newTestIssuer starts an issuer and returns it with a verifier for

@@ -5,12 +5,12 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"os"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/embedkit/embedkit/internal/testkit"
 	"github.com/embedkit/embedkit/internal/testredis"
 )
 
@@ -94,24 +94,8 @@ func keysUnder(tb testing.TB, c redis.UniversalClient, prefix string) []string {
 	return out
 }
 
-// fakeClock is a settable clock.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
+type fakeClock = testkit.Clock
 
 func newFakeClock() *fakeClock {
-	return &fakeClock{t: time.Now().Truncate(time.Millisecond)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
+	return testkit.NewClock(time.Now().Truncate(time.Millisecond))
 }

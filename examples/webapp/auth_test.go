@@ -29,6 +29,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/embedkit/embedkit/internal/devidp"
+	"github.com/embedkit/embedkit/internal/testkit"
 )
 
 const (
@@ -37,39 +38,9 @@ const (
 	sessionName      = "app"
 )
 
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
+type clock = testkit.Clock
 
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type syncBuffer = testkit.SyncBuffer
 
 // harness runs an identity provider and the app, each on its own
 // httptest server, and a browser with a cookie jar that does not follow
@@ -133,7 +104,7 @@ func newHarness(t *testing.T, opts harnessOptions) *harness {
 	if opts.idp == nil {
 		opts.idp = devIdP
 	}
-	h := &harness{t: t, clock: &clock{t: time.Now()}, logs: &syncBuffer{}, onLogin: opts.onLogin}
+	h := &harness{t: t, clock: testkit.NewClock(time.Now()), logs: &syncBuffer{}, onLogin: opts.onLogin}
 	h.idpSrv = httptest.NewUnstartedServer(nil)
 	h.appSrv = httptest.NewUnstartedServer(nil)
 	issuer := "http://" + h.idpSrv.Listener.Addr().String()

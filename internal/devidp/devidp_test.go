@@ -1,7 +1,6 @@
 package devidp
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/rsa"
@@ -16,13 +15,14 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
 	jose "github.com/go-jose/go-jose/v4"
 	"golang.org/x/oauth2"
+
+	"github.com/embedkit/embedkit/internal/testkit"
 )
 
 const (
@@ -32,41 +32,9 @@ const (
 	testPostLogout   = "http://app.test/"
 )
 
-// clock is a settable time source.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
+type clock = testkit.Clock
 
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
-// syncBuffer is a bytes.Buffer safe for concurrent writes by a logger.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type syncBuffer = testkit.SyncBuffer
 
 type env struct {
 	idp      *Provider
@@ -86,7 +54,7 @@ func setup(t *testing.T, backChannel string, mods ...func(*Config)) *env {
 	t.Helper()
 	srv := httptest.NewUnstartedServer(nil)
 	issuer := "http://" + srv.Listener.Addr().String()
-	clk := &clock{t: time.Now()}
+	clk := testkit.NewClock(time.Now())
 	logs := &syncBuffer{}
 	cfg := Config{
 		Issuer: issuer,
