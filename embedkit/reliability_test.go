@@ -435,8 +435,6 @@ func TestFaultRotatedKeyIsNamedButNeverPrinted(t *testing.T) {
 	}
 }
 
-type manualClock = testkit.Clock
-
 func TestFaultCircuitBreakerFailsFastThenTrials(t *testing.T) {
 	const threshold, coolDown = 3, time.Minute
 	clock := testkit.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
