@@ -6,38 +6,21 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
 )
 
-// testFixture is the account most tests run against.
-const testFixture = `{"tenant":"acme","embedding":true,"creatorMode":true,"auditLog":true,"dataDownloadsRestricted":false,"revocationClaim":true,"maxExternalUsers":10000,
- "users":[{"username":"admin","email":"admin@acme.test","admin":true,"permissions":["AuditLogManage"]},
-          {"username":"dana","email":"dana@acme.test","admin":false,"active":true},
-          {"username":"ops","email":"ops@acme.test","admin":true},
-          {"username":"gone","email":"gone@acme.test","admin":true,"active":false}],
- "apiKeys":[{"key":"ek_admin_all","user":"admin"},{"key":"ek_admin_d1","user":"admin","deployments":[1]},{"key":"ek_admin_d2","user":"admin","deployments":[2]},
-            {"key":"ek_personal","user":"dana","personal":true},{"key":"ek_dana","user":"dana"},{"key":"ek_ops","user":"ops"},{"key":"ek_gone","user":"gone"},
-            {"key":"ek_admin_personal","user":"admin","personal":true}],
- "groups":["sales","emea"],"userAttributes":[{"name":"region","type":"string"},{"name":"quota","type":"number"},{"name":"tags","type":"string_array"}],
- "embedTenants":[{"name":"globex","groups":[{"name":"g1"},{"name":"g2"},{"name":"g3"},{"name":"g4"},{"name":"g5"}],"userAttributes":[{"name":"tier","type":"string"}]}],
- "deployments":[{"id":1,"name":"Sales analytics","createdAt":"2026-01-02T03:04:05Z",
-   "environments":[{"id":"env-prod","name":"Production","type":"production","restUrl":"https://acme.example/api/data/v1","sqlHost":"sql.acme.example","sqlPort":5432},
-                   {"id":"env-dev","name":"Development","type":"development","restUrl":"https://acme.example/dev/api/data/v1","sqlHost":"sql-dev.acme.example","sqlPort":5433}],
-   "branches":[{"id":1,"name":"main","kind":"production"},{"id":2,"name":"q3-metrics","kind":"shared","served":false},{"id":3,"name":"dev-dana","kind":"personal","served":true}],
-   "versions":[{"releaseChannelVersion":"platform/runtime:v1.4.2","version":"1.4.2","releaseChannel":"stable","isLatestInChannel":true,"isCurrent":true},
-               {"releaseChannelVersion":"platform/runtime:v1.3.9","version":"1.3.9","releaseChannel":"stable","isLatestInChannel":false,"isCurrent":false},
-               {"releaseChannelVersion":"platform/runtime:v1.5.0-rc.1","version":"1.5.0-rc.1","releaseChannel":"preview","isLatestInChannel":true,"isCurrent":false}],
-   "dashboards":[{"id":10,"publicId":"sales-overview","title":"Sales overview","published":true,"managers":["admin","dana"]},
-                 {"id":11,"publicId":"draft-board","title":"Draft","published":false,"managers":["admin"]},
-                 {"id":12,"publicId":"broken-board","title":"Broken","published":true,"managers":["admin"],"renderError":"widget 3 failed to load"},
-                 {"id":14,"publicId":"ops-only","title":"Ops","published":true,"managers":["ops"]}]},
-  {"id":2,"name":"Finance","createdAt":"2026-01-03T00:00:00Z","dashboards":[{"id":20,"publicId":"finance-board","title":"Finance","published":true,"managers":["admin"]}]},
-  {"id":3,"name":"Marketing","createdAt":"2026-01-04T00:00:00Z"}],
- "auditEvents":[{"time":"2026-03-01T10:00:00Z","eventName":"user.login","userEmail":"dana@acme.test","data":{"ip":"203.0.113.7"}},
-                {"time":"2026-03-02T11:00:00Z","eventName":"user.login","userEmail":"admin@acme.test","data":{"ip":"198.51.100.4"}},
-                {"time":"2026-03-03T12:00:00Z","eventName":"dashboard.viewed","userEmail":"Dana@acme.test","data":{"dashboard":"sales-overview"}}]}`
+// testFixture is the account most tests run against, and the standalone
+// command's rules test (cmd/demo) too: testdata/rules-fixture.json.
+var testFixture = func() string {
+	b, err := os.ReadFile("testdata/rules-fixture.json")
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}()
 
 // testEpoch is the base clock of tests.
 var testEpoch = time.Date(2026, 4, 1, 12, 0, 0, 0, time.UTC)
