@@ -19,6 +19,7 @@ import (
 	"github.com/embedkit/embedkit/adapters/gorillasession"
 	"github.com/embedkit/embedkit/adapters/memstore"
 	"github.com/embedkit/embedkit/embedkit"
+	"github.com/embedkit/embedkit/embedkittest"
 	"github.com/embedkit/embedkit/middleware"
 )
 
@@ -52,47 +53,41 @@ func (p *recordingPlatform) lastRequest() *embedkit.GenerateSessionRequest {
 // hostileKit is a Kit on the emulator whose viewer comes from identity.
 type hostileKit struct {
 	kit      *middleware.Kit
-	platform *relPlatform
+	platform *embedkittest.Platform
 	recorder *recordingPlatform
 	logs     *relLogs
 }
 
-// newHostileKit builds a Kit on a fresh emulator. edit, when set, changes
-// the config before New.
+// newHostileKit builds a Kit on a fresh emulator (embedkittest.Platform).
+// Every record of the client and the Kit is checked for the platform's
+// secrets (API key, session ids, tokens) on its way to h.logs. edit, when
+// set, changes the config before New.
 func newHostileKit(t *testing.T, identity middleware.Identity, edit func(*middleware.Config)) *hostileKit {
 	t.Helper()
-	p := newRelPlatform(t)
-	h := &hostileKit{platform: p, logs: &relLogs{}}
-	logger := slog.New(slog.NewJSONHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	client, err := embedkit.New(p.srv.URL, relAPIKey, embedkit.WithLogger(logger), embedkit.WithRetry(embedkit.RetryPolicy{MaxAttempts: 1}))
-	if err != nil {
-		t.Fatal(err)
+	h := &hostileKit{logs: &relLogs{}}
+	h.platform = embedkittest.NewPlatform(t,
+		embedkittest.WithLogHandler(slog.NewJSONHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		embedkittest.WithClientOptions(embedkit.WithRetry(embedkit.RetryPolicy{MaxAttempts: 1})))
+	h.recorder = &recordingPlatform{Platform: h.platform.Client()}
+	cfg := h.platform.KitConfig() // PlatformURL, Policy.DeploymentID 1 and the checked Logger
+	cfg.Platform = h.recorder
+	cfg.Identity = identity
+	cfg.Store = memstore.New()
+	cfg.Policy.AllowedGroups = []string{"sales", "emea"}
+	cfg.Policy.AllowedAttributes = []string{"region"}
+	// The host maps one claim of its identity provider into the security
+	// context, as hosts do.
+	cfg.Policy.SecurityContextFunc = func(_ *http.Request, v *middleware.Viewer) (map[string]any, error) {
+		if sc, ok := v.Attributes["scope"]; ok {
+			return map[string]any{"scope": sc}, nil
+		}
+		return nil, nil
 	}
-	h.recorder = &recordingPlatform{Platform: client}
-	cfg := middleware.Config{
-		Platform:    h.recorder,
-		Identity:    identity,
-		Store:       memstore.New(),
-		PlatformURL: p.srv.URL,
-		Policy: middleware.Policy{
-			DeploymentID:      1,
-			AllowedGroups:     []string{"sales", "emea"},
-			AllowedAttributes: []string{"region"},
-			// The host maps one claim of its identity provider into the
-			// security context, as hosts do.
-			SecurityContextFunc: func(_ *http.Request, v *middleware.Viewer) (map[string]any, error) {
-				if sc, ok := v.Attributes["scope"]; ok {
-					return map[string]any{"scope": sc}, nil
-				}
-				return nil, nil
-			},
-		},
-		Targets: map[string]middleware.Target{"sales": {Kind: middleware.KindDashboard, PublicID: "sales-overview"}},
-		Logger:  logger,
-	}
+	cfg.Targets = map[string]middleware.Target{"sales": {Kind: middleware.KindDashboard, PublicID: "sales-overview"}}
 	if edit != nil {
 		edit(&cfg)
 	}
+	var err error
 	h.kit, err = middleware.New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -205,7 +200,9 @@ func TestHostileViewerData(t *testing.T) {
 			if w.Code != tc.wantStatus {
 				t.Fatalf("status %d, want %d; body %q", w.Code, tc.wantStatus, w.Body)
 			}
-			sessions := h.platform.em.Sessions()
+			// A session id only in the redirect's Location, nothing else anywhere.
+			embedkittest.CheckResponse(t, h.platform, w.Result(), embedkittest.AllowFrameRedirect())
+			sessions := h.platform.Emulator().Sessions()
 			if tc.wantStatus != http.StatusSeeOther {
 				if len(sessions) != 0 {
 					t.Errorf("%d sessions minted for a refused viewer", len(sessions))
@@ -262,7 +259,7 @@ func TestHostileQueryStringCannotSetIdentity(t *testing.T) {
 	if w.Code != http.StatusSeeOther {
 		t.Fatalf("status %d, want 303", w.Code)
 	}
-	sessions := h.platform.em.Sessions()
+	sessions := h.platform.Emulator().Sessions()
 	if len(sessions) != 1 || sessions[0].ExternalID != "ana" || sessions[0].DeploymentID != 1 {
 		t.Fatalf("minted %+v, want one session for ana on deployment 1", sessions)
 	}
@@ -283,6 +280,9 @@ func TestHostileQueryStringCannotSetIdentity(t *testing.T) {
 			t.Errorf("the iframe URL carries %q from the query string", bad)
 		}
 	}
+	// Nothing else in the answer carries a secret: the minted id is in the
+	// Location's session parameter only.
+	embedkittest.CheckResponse(t, h.platform, w.Result(), embedkittest.AllowFrameRedirect())
 }
 
 func TestHostileLoginReturnPath(t *testing.T) {
@@ -322,7 +322,7 @@ func TestHostileLoginReturnPath(t *testing.T) {
 			}
 		})
 	}
-	if n := len(h.platform.em.Sessions()); n != 0 {
+	if n := len(h.platform.Emulator().Sessions()); n != 0 {
 		t.Errorf("%d sessions minted without a viewer", n)
 	}
 }
@@ -413,7 +413,7 @@ func TestHostileSessionEndpointBodies(t *testing.T) {
 			if cb, ok := tc.body.(*countingBody); ok && cb.read.Load() > 64<<10 {
 				t.Errorf("the endpoint read %d bytes of an oversized body", cb.read.Load())
 			}
-			if n := len(h.platform.em.Sessions()); n != 0 {
+			if n := len(h.platform.Emulator().Sessions()); n != 0 {
 				t.Fatalf("%d sessions minted from a refused body", n)
 			}
 		})
@@ -444,10 +444,9 @@ func TestHostileLogoutBodyIsNotRead(t *testing.T) {
 	if w.Code != http.StatusNoContent || readByKit != 0 {
 		t.Fatalf("status %d, kit read %d bytes before the host's logout; want 204 and 0", w.Code, readByKit)
 	}
-	for _, s := range h.platform.em.Sessions() {
-		if s.State != "revoked" {
-			t.Errorf("session is %q after logout", s.State)
-		}
+	embedkittest.AssertRevoked(t, h.platform, "ana")
+	if n := len(h.platform.Emulator().Sessions()); n != 1 {
+		t.Errorf("%d sessions on the platform, want ana's one", n)
 	}
 }
 
@@ -489,12 +488,12 @@ func TestHostileHostCookie(t *testing.T) {
 		h := newHostileKit(t, id, func(c *middleware.Config) { c.LoginURL = login })
 		for _, tc := range cases {
 			t.Run(tc.name+" login "+strconv.Quote(login), func(t *testing.T) {
-				before := len(h.platform.em.Sessions())
+				before := len(h.platform.Emulator().Sessions())
 				r := httptest.NewRequest(http.MethodGet, relFramePath, nil)
 				r.AddCookie(tc.cookie)
 				w := httptest.NewRecorder()
 				h.kit.FrameHandler().ServeHTTP(w, r)
-				after := len(h.platform.em.Sessions())
+				after := len(h.platform.Emulator().Sessions())
 				if tc.ok {
 					if w.Code != http.StatusSeeOther || after != before+1 {
 						t.Fatalf("genuine cookie: status %d, %d new sessions", w.Code, after-before)
