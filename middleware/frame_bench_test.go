@@ -231,6 +231,20 @@ func baselineHandler(hc *http.Client, platformURL string, body []byte) http.Hand
 	})
 }
 
+// identityBaseline is baselineHandler after reading the viewer from the
+// host's session cookie, as any real handler must: the second, fair
+// baseline, so that what the identity read costs by itself and what the
+// kit adds beyond it can be told apart.
+func identityBaseline(id middleware.Identity, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := id.Viewer(r); err != nil {
+			http.Error(w, "sign in", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 // cpuMeter reports the process CPU time per op of a benchmark as
 // cpu-ns/op. The platform runs in the same process, so this is the CPU
 // cost of the whole round trip; unlike ns/op it hardly moves when other
@@ -306,6 +320,21 @@ func BenchmarkFrame(b *testing.B) {
 		tmpl := frameRequest(h.cookie(b, benchViewer(0)))
 		body := kitBody(b, p, k.FrameHandler(), tmpl)
 		handler := baselineHandler(plainClient(), p.srv.URL, body)
+		serveFrame(b, handler, tmpl)
+		b.ReportAllocs()
+		cpu := startCPU()
+		for b.Loop() {
+			serveFrame(b, handler, tmpl)
+		}
+		cpu.report(b)
+	})
+	b.Run("baseline-identity", func(b *testing.B) {
+		p := newBenchPlatform(b)
+		h := newBenchHost()
+		k, _ := newBenchKit(b, p, h)
+		tmpl := frameRequest(h.cookie(b, benchViewer(0)))
+		body := kitBody(b, p, k.FrameHandler(), tmpl)
+		handler := identityBaseline(h.identity, baselineHandler(plainClient(), p.srv.URL, body))
 		serveFrame(b, handler, tmpl)
 		b.ReportAllocs()
 		cpu := startCPU()
