@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/gorilla/securecookie"
 	"github.com/gorilla/sessions"
 )
 
@@ -36,7 +37,22 @@ func SecureCookieStore(keyPairs ...[]byte) *sessions.CookieStore {
 		SameSite: http.SameSiteLaxMode,
 	}
 	cs.MaxAge(DefaultMaxAge)
+	UseCompactSerializer(cs)
 	return cs
+}
+
+// UseCompactSerializer makes cs write its cookies with CompactSerializer,
+// and read them in that form or in encoding/gob (securecookie's default),
+// so that a host whose cookies were written before can move over without
+// signing anyone out: SecureCookieStore does this already; a host with its
+// own sessions.NewCookieStore calls it once after making the store. Codecs
+// that are not *securecookie.SecureCookie are left alone.
+func UseCompactSerializer(cs *sessions.CookieStore) {
+	for _, c := range cs.Codecs {
+		if sc, ok := c.(*securecookie.SecureCookie); ok {
+			sc.SetSerializer(CompactSerializer{})
+		}
+	}
 }
 
 // KeysFromEnv parses session keys from one configuration value, such as a

@@ -29,6 +29,15 @@
 // KeysFromEnv reads rotating keys, newest first, from one value such as a
 // SESSION_KEYS variable.
 //
+// Its cookies are written with CompactSerializer, a small binary form of
+// the session's values that decodes without reflection, in place of
+// securecookie's gob, which compiled its type information again for every
+// cookie it read (the largest single cost of an iframe load). Cookies
+// written with gob still decode, so moving over signs nobody out: a host on
+// SecureCookieStore has nothing to do, and a host with its own
+// sessions.NewCookieStore calls UseCompactSerializer on it once. Each
+// cookie moves to the compact form the next time its session is saved.
+//
 // A cookie holds at most MaxCookieBytes. Save refuses a viewer that does not
 // fit with ErrCookieTooLarge, so the login handler can tell the user; about
 // 40 groups of two dozen characters fit beside the usual profile claims,
