@@ -123,6 +123,9 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 		case http.StatusInternalServerError:
 			outcome = OutcomeInvalid
 		}
+		if errors.Is(err, embedkit.ErrInvalidRequest) {
+			latency = 0 // refused before the wire
+		}
 		k.metrics.Mint(outcome, latency)
 		k.log.LogAttrs(r.Context(), slog.LevelError, "embedkit: mint failed", attrs(logAttrs, slog.String("outcome", string(outcome)), slog.Duration("latency", latency), slog.String("error", err.Error()))...)
 		return nil, err

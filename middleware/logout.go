@@ -206,8 +206,9 @@ func (k *Kit) revokeOne(ctx context.Context, m Minted) bool {
 		return true
 	}
 	if errors.Is(err, embedkit.ErrInvalidRequest) {
+		// Refused before the wire: no platform latency to report.
 		span.End(OutcomeInvalid, err)
-		k.metrics.Revoke(OutcomeInvalid, latency)
+		k.metrics.Revoke(OutcomeInvalid, 0)
 		k.log.LogAttrs(ctx, slog.LevelError, "embedkit: revoke not sent", session, slog.String("outcome", string(OutcomeInvalid)), slog.String("error", err.Error()))
 		return true
 	}
