@@ -1,0 +1,186 @@
+package otel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/embedkit/embedkit/middleware"
+)
+
+// The instruments of Metrics, named and measured as the OpenTelemetry
+// semantic conventions ask: dot-separated lower-case names under the
+// "embedkit" namespace, durations in seconds ("s"), counts in annotated
+// units ("{mint}"), counters pluralized and no "_total" suffix (exporters
+// add their own, as Prometheus does).
+const (
+	// MetricMints counts generate-session attempts the Policy accepted,
+	// by OutcomeKey. Int64Counter, unit "{mint}".
+	MetricMints = "embedkit.mints"
+	// MetricMintDuration is the latency of the generate-session call,
+	// retries included, by OutcomeKey. Float64Histogram, unit "s".
+	MetricMintDuration = "embedkit.mint.duration"
+	// MetricRevokes counts revoke attempts of single session ids, by
+	// OutcomeKey; "expired" counts queued ids dropped without a call.
+	// Int64Counter, unit "{revoke}".
+	MetricRevokes = "embedkit.revokes"
+	// MetricRevokeDuration is the latency of the revoke call, retries
+	// included, by OutcomeKey. Float64Histogram, unit "s".
+	MetricRevokeDuration = "embedkit.revoke.duration"
+	// MetricRevokeQueueLength is the number of session ids waiting in the
+	// revoke retry queue, as last reported. Int64Gauge, unit "{session}".
+	MetricRevokeQueueLength = "embedkit.revoke.queue.length"
+)
+
+// OutcomeKey is the attribute that carries a middleware.Outcome ("ok",
+// "denied", "invalid", "unavailable", "error", "queued", "expired") on the
+// counters, the histograms and the spans.
+const OutcomeKey = attribute.Key("embedkit.outcome")
+
+// DurationBuckets are the histogram bucket boundaries, in seconds, that
+// NewMetrics advises for the duration histograms: those the semantic
+// conventions give http.client.request.duration, plus 30s, the platform
+// client's default overall timeout, since one call includes its retries
+// and their backoff. An SDK View overrides them.
+var DurationBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 30}
+
+// outcomes are the Outcomes whose attribute sets NewMetrics builds ahead.
+var outcomes = []middleware.Outcome{
+	middleware.OutcomeOK,
+	middleware.OutcomeDenied,
+	middleware.OutcomeInvalid,
+	middleware.OutcomeUnavailable,
+	middleware.OutcomeError,
+	middleware.OutcomeQueued,
+	middleware.OutcomeExpired,
+}
+
+// Metrics is a middleware.Metrics on the OpenTelemetry metrics API. Create
+// one with NewMetrics and set it as middleware.Config.Metrics. It is safe
+// for concurrent use.
+//
+// The kit calls it inline, on the request's path, so every method is a
+// map lookup and one or two measurements: the attribute set of each
+// outcome is built once, by NewMetrics. Its methods get no context, so
+// the measurements carry no exemplar linking them to a trace; the spans
+// of Tracer carry the same outcome attribute instead.
+type Metrics struct {
+	mints, revokes metric.Int64Counter
+	mintDuration   metric.Float64Histogram
+	revokeDuration metric.Float64Histogram
+	revokeQueue    metric.Int64Gauge
+	byOutcome      map[middleware.Outcome]measurement // read-only after NewMetrics
+}
+
+var _ middleware.Metrics = (*Metrics)(nil)
+
+// measurement holds the ready-made options of one outcome.
+type measurement struct {
+	add    []metric.AddOption
+	record []metric.RecordOption
+}
+
+func newMeasurement(o middleware.Outcome) measurement {
+	opt := metric.WithAttributeSet(attribute.NewSet(OutcomeKey.String(string(o))))
+	return measurement{add: []metric.AddOption{opt}, record: []metric.RecordOption{opt}}
+}
+
+// NewMetrics creates the instruments (see MetricMints and the other
+// Metric constants) on a meter named ScopeName of the MeterProvider given
+// by WithMeterProvider, by default the global one. It returns an error,
+// naming every instrument that failed, if the provider refused any.
+func NewMetrics(opts ...Option) (*Metrics, error) {
+	c := newConfig(opts)
+	meter := c.meterProvider.Meter(ScopeName, metric.WithInstrumentationVersion(scopeVersion))
+	m := &Metrics{byOutcome: make(map[middleware.Outcome]measurement, len(outcomes))}
+	var errs []error
+	check := func(name string, err error) {
+		if err != nil {
+			errs = append(errs, fmt.Errorf("otel: creating instrument %s: %w", name, err))
+		}
+	}
+	var err error
+	m.mints, err = meter.Int64Counter(MetricMints,
+		metric.WithUnit("{mint}"),
+		metric.WithDescription("Generate-session attempts after the policy accepted the viewer, by outcome."))
+	check(MetricMints, err)
+	m.mintDuration, err = meter.Float64Histogram(MetricMintDuration,
+		metric.WithUnit("s"),
+		metric.WithDescription("Duration of the platform's generate-session call, retries included; recorded only when the call was made."),
+		metric.WithExplicitBucketBoundaries(slices.Clone(DurationBuckets)...))
+	check(MetricMintDuration, err)
+	m.revokes, err = meter.Int64Counter(MetricRevokes,
+		metric.WithUnit("{revoke}"),
+		metric.WithDescription("Revoke attempts of single session ids, by outcome."))
+	check(MetricRevokes, err)
+	m.revokeDuration, err = meter.Float64Histogram(MetricRevokeDuration,
+		metric.WithUnit("s"),
+		metric.WithDescription("Duration of the platform's revoke call, retries included; recorded only when the call was made."),
+		metric.WithExplicitBucketBoundaries(slices.Clone(DurationBuckets)...))
+	check(MetricRevokeDuration, err)
+	// A synchronous gauge: the kit reports the queue's length as an
+	// absolute number at the moments it knows it. An UpDownCounter would
+	// need deltas from a remembered previous value, and would be summed
+	// across instances sharing one Redis queue, counting each id once per
+	// instance; an observable gauge would need a callback and the same
+	// remembered value. The gauge keeps the last value until the next
+	// report.
+	m.revokeQueue, err = meter.Int64Gauge(MetricRevokeQueueLength,
+		metric.WithUnit("{session}"),
+		metric.WithDescription("Session ids waiting in the revoke retry queue, as last reported."))
+	check(MetricRevokeQueueLength, err)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	for _, o := range outcomes {
+		m.byOutcome[o] = newMeasurement(o)
+	}
+	return m, nil
+}
+
+// of returns the options of outcome o. The kit only reports the
+// middleware.Outcome constants; any other value is measured as given, at
+// the cost of building its attribute set on each call.
+func (m *Metrics) of(o middleware.Outcome) measurement {
+	if ms, ok := m.byOutcome[o]; ok {
+		return ms
+	}
+	return newMeasurement(o)
+}
+
+// Mint counts one mint under MetricMints and, when the platform was
+// called (latency > 0), records its latency under MetricMintDuration. The
+// kit reports zero latency for mints the Policy refused or validation
+// stopped before anything was sent; those have no duration to record and
+// would only pile up in the lowest bucket.
+func (m *Metrics) Mint(outcome middleware.Outcome, latency time.Duration) {
+	ms := m.of(outcome)
+	m.mints.Add(context.Background(), 1, ms.add...)
+	if latency > 0 {
+		m.mintDuration.Record(context.Background(), latency.Seconds(), ms.record...)
+	}
+}
+
+// Revoke counts one revoke attempt under MetricRevokes and, when the
+// platform was called (latency > 0), records its latency under
+// MetricRevokeDuration. Expired ids are counted without a duration: no
+// call was made.
+func (m *Metrics) Revoke(outcome middleware.Outcome, latency time.Duration) {
+	ms := m.of(outcome)
+	m.revokes.Add(context.Background(), 1, ms.add...)
+	if latency > 0 {
+		m.revokeDuration.Record(context.Background(), latency.Seconds(), ms.record...)
+	}
+}
+
+// RevokeQueueDepth records n under MetricRevokeQueueLength. Instances
+// that share one queue (a Redis store) all report its full length:
+// aggregate the gauge across instances with max, not sum.
+func (m *Metrics) RevokeQueueDepth(n int) {
+	m.revokeQueue.Record(context.Background(), int64(n))
+}
