@@ -47,6 +47,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	publicURL := fs.String("public-url", "", "the app's URL as browsers reach it, when behind a proxy (default http://<listen address>)")
 	idpListen := fs.String("idp-listen", webapp.DefaultIdPListen, "address of the development OpenID provider (loopback only)")
 	emuListen := fs.String("emulator-listen", webapp.DefaultEmulatorListen, "address of the platform emulator (loopback only)")
+	metricsListen := fs.String("metrics-listen", "127.0.0.1:9464", "address of the Prometheus /metrics endpoint (loopback only)")
 	verbose := fs.Bool("v", false, "log debug records too")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), demoUsage)
@@ -73,6 +74,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		PublicURL:      *publicURL,
 		IdPListen:      *idpListen,
 		EmulatorListen: *emuListen,
+		MetricsListen:  *metricsListen,
 		Getenv:         os.Getenv,
 		Logger:         logger,
 	})
@@ -118,5 +120,6 @@ func printBanner(w io.Writer, d *webapp.Demo) {
 			fmt.Fprintf(w, "demo:   %-6s / %-15s %s\n", u.Username, u.Password, note)
 		}
 	}
+	fmt.Fprintf(w, "demo: the kit's Prometheus metrics at %s (loopback only)\n", d.MetricsURL)
 	fmt.Fprintln(w, "demo: press Ctrl-C to stop")
 }

@@ -63,7 +63,7 @@ func TestDemoBinaryStartsAndStopsOnSignal(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 
-	cmd := exec.Command(bin, "-listen", "127.0.0.1:0")
+	cmd := exec.Command(bin, "-listen", "127.0.0.1:0", "-metrics-listen", "127.0.0.1:0")
 	cmd.Env = cleanEnv()
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -161,6 +161,7 @@ func TestDemoFlagErrors(t *testing.T) {
 		{"unknown flag", []string{"-nope"}, "flag provided but not defined"},
 		{"extra argument", []string{"extra"}, "unexpected arguments"},
 		{"emulator off loopback", []string{"-listen", "127.0.0.1:0", "-emulator-listen", "0.0.0.0:0"}, "not a loopback address"},
+		{"metrics off loopback", []string{"-listen", "127.0.0.1:0", "-metrics-listen", "0.0.0.0:0"}, "metrics listen address \"0.0.0.0:0\" is not a loopback address"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
@@ -180,7 +181,7 @@ func TestDemoHelp(t *testing.T) {
 	if err := runDemo(context.Background(), []string{"-h"}, &stdout, &stderr); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"-listen", "-idp-listen", "-emulator-listen", "EMBEDKIT_BASE_URL", "EMBEDKIT_API_KEY",
+	for _, want := range []string{"-listen", "-idp-listen", "-emulator-listen", "-metrics-listen", "EMBEDKIT_BASE_URL", "EMBEDKIT_API_KEY",
 		"EMBEDKIT_DEPLOYMENT_ID", "EMBEDKIT_DASHBOARDS", "OIDC_ISSUER", "OIDC_CLIENT_ID", "OIDC_CLIENT_SECRET", "SESSION_KEYS", "REDIS_ADDR"} {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("-h does not document %s", want)

@@ -169,6 +169,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		LoginURL:         LoginPath,
 		LoginReturnParam: "return_to",
 		Logger:           a.log,
+		Metrics:          cfg.Metrics,
 		ErrorHandler:     http.HandlerFunc(a.kitError),
 		Now:              cfg.Now,
 	})

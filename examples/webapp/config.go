@@ -145,6 +145,8 @@ type Config struct {
 	// HTTPClient, when set, makes the calls to the OpenID provider and to
 	// the platform (for a proxy or private certificate authority).
 	HTTPClient *http.Client
+	// Metrics receives the kit's mint and revoke counts. Nil means none.
+	Metrics middleware.Metrics
 	// Logger receives the app's records. Nil means slog.Default().
 	Logger *slog.Logger
 	// Now is the clock. Nil means time.Now.

@@ -11,6 +11,11 @@ import (
 	"sync"
 	"time"
 
+	prom "github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	ekprom "github.com/embedkit/embedkit/adapters/prometheus"
+	"github.com/embedkit/embedkit/embedkit"
 	"github.com/embedkit/embedkit/embedkit/emulator"
 	"github.com/embedkit/embedkit/internal/devidp"
 )
@@ -20,6 +25,7 @@ const (
 	DefaultListen         = "127.0.0.1:8080"
 	DefaultIdPListen      = "127.0.0.1:0"
 	DefaultEmulatorListen = "127.0.0.1:0"
+	DefaultMetricsListen  = "127.0.0.1:0"
 	// DemoClientID is the app's client id at the development provider.
 	DemoClientID = "ledgerly"
 	// DemoDeploymentID is the emulator's demo deployment.
@@ -42,6 +48,10 @@ type DemoOptions struct {
 	// means a free port on 127.0.0.1.
 	IdPListen      string
 	EmulatorListen string
+	// MetricsListen is the address of the Prometheus /metrics endpoint,
+	// loopback only: metrics are for the operator's scraper, never for
+	// the app's visitors. Empty means a free port on 127.0.0.1.
+	MetricsListen string
 	// Getenv reads the environment (ConfigFromEnv). Nil reads nothing:
 	// every part is embedded.
 	Getenv func(string) string
@@ -81,6 +91,9 @@ type Demo struct {
 	Users []devidp.User
 	// App is the host app.
 	App *App
+	// MetricsURL is the Prometheus endpoint of the kit's metrics
+	// (adapters/prometheus), on loopback.
+	MetricsURL string
 
 	servers []*http.Server
 	errc    chan error
@@ -113,7 +126,7 @@ func RunDemo(ctx context.Context, opts DemoOptions) (*Demo, error) {
 	cfg.Logger = log
 	cfg.HTTPClient = opts.HTTPClient
 
-	d := &Demo{errc: make(chan error, 3)}
+	d := &Demo{errc: make(chan error, 4)}
 	ok := false
 	defer func() {
 		if !ok {
@@ -156,6 +169,24 @@ func RunDemo(ctx context.Context, opts DemoOptions) (*Demo, error) {
 	if len(cfg.SessionKeys) == 0 {
 		cfg.SessionKeys = [][]byte{randomBytes(32), randomBytes(32)}
 	}
+
+	metricsAddr := opts.MetricsListen
+	if metricsAddr == "" {
+		metricsAddr = DefaultMetricsListen
+	}
+	metricsLn, err := listenLoopback("metrics", metricsAddr)
+	if err != nil {
+		appLn.Close()
+		return nil, err
+	}
+	reg := prom.NewRegistry()
+	metrics := ekprom.New()
+	reg.MustRegister(metrics)
+	cfg.Metrics = metrics
+	d.MetricsURL = "http://" + metricsLn.Addr().String() + "/metrics"
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	d.serve(d.server(mux, log), metricsLn)
 
 	app, err := New(ctx, cfg)
 	if err != nil {
@@ -314,7 +345,7 @@ func listenLoopback(what, addr string) (net.Listener, error) {
 	if err != nil {
 		return nil, fmt.Errorf("webapp: %s listen address %q: %w", what, addr, err)
 	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+	if !embedkit.IsLoopbackHost(host) {
 		return nil, fmt.Errorf("webapp: %s listen address %q is not a loopback address", what, addr)
 	}
 	ln, err := net.Listen("tcp", addr)

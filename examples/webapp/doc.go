@@ -71,6 +71,12 @@
 // an outage (503) offers to load the frame again, other errors send their
 // next step to the top window.
 //
+// # Metrics
+//
+// RunDemo serves the kit's Prometheus metrics (adapters/prometheus) at
+// Demo.MetricsURL, on a loopback listener of its own: an operator's
+// scraper reads them, the app's visitors cannot.
+//
 // # Logs
 //
 // Records go to Config.Logger: one per request with method, path, status
