@@ -69,22 +69,28 @@ func (k *Kit) FrameURL(w http.ResponseWriter, r *http.Request, t Target) (string
 // k.viewer read it.
 func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name string, t Target, browserLocale, browserTimeZone string) (_ *frame, err error) {
 	ctx, span := k.tracer.Start(r.Context(), OpMint)
-	r = r.WithContext(ctx)
+	if ctx != r.Context() {
+		// Only a tracer that made a span costs a copy of the request.
+		r = r.WithContext(ctx)
+	}
 	outcome := OutcomeError
 	defer func() { span.End(outcome, err) }()
+	// report records the mint's outcome once, for Metrics and the span.
+	report := func(o Outcome, latency time.Duration) {
+		outcome = o
+		k.metrics.Mint(o, latency)
+	}
 	start := k.now()
 	logAttrs := []slog.Attr{slog.String("target", name), slog.String("viewer", embedkit.Redact(v.Key()))}
 
 	req, err := k.policy.Request(r, v, t)
 	if err != nil {
 		if errors.Is(err, ErrDenied) {
-			outcome = OutcomeDenied
-			k.metrics.Mint(OutcomeDenied, 0)
+			report(OutcomeDenied, 0)
 			k.log.LogAttrs(r.Context(), slog.LevelInfo, "embedkit: mint refused by policy", attrs(logAttrs, slog.String("outcome", string(OutcomeDenied)), slog.String("error", err.Error()))...)
 			return nil, err
 		}
-		outcome = OutcomeInvalid
-		k.metrics.Mint(OutcomeInvalid, 0)
+		report(OutcomeInvalid, 0)
 		k.log.LogAttrs(r.Context(), slog.LevelError, "embedkit: mint not sent: the policy produced an invalid request", attrs(logAttrs, slog.String("outcome", string(OutcomeInvalid)), slog.String("error", err.Error()))...)
 		return nil, err
 	}
@@ -94,8 +100,7 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 	query, err := t.query()
 	if err != nil {
 		err = fmt.Errorf("%w: %w", ErrMisconfigured, err)
-		outcome = OutcomeInvalid
-		k.metrics.Mint(OutcomeInvalid, 0)
+		report(OutcomeInvalid, 0)
 		k.log.LogAttrs(r.Context(), slog.LevelError, "embedkit: mint not sent: the target's URL parameters are invalid", attrs(logAttrs, slog.String("outcome", string(OutcomeInvalid)), slog.String("error", err.Error()))...)
 		return nil, err
 	}
@@ -114,24 +119,23 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 			embedkit.ErrUnexpectedResponse, embedkit.Redact(sess.SessionID))
 	}
 	if err != nil {
-		status, _ := ErrorStatus(err)
-		switch status {
+		failed := OutcomeError
+		switch status, _ := ErrorStatus(err); status {
 		case http.StatusServiceUnavailable:
-			outcome = OutcomeUnavailable
+			failed = OutcomeUnavailable
 		case http.StatusForbidden:
-			outcome = OutcomeDenied
+			failed = OutcomeDenied
 		case http.StatusInternalServerError:
-			outcome = OutcomeInvalid
+			failed = OutcomeInvalid
 		}
 		if errors.Is(err, embedkit.ErrInvalidRequest) {
 			latency = 0 // refused before the wire
 		}
-		k.metrics.Mint(outcome, latency)
+		report(failed, latency)
 		k.log.LogAttrs(r.Context(), slog.LevelError, "embedkit: mint failed", attrs(logAttrs, slog.String("outcome", string(outcome)), slog.Duration("latency", latency), slog.String("error", err.Error()))...)
 		return nil, err
 	}
-	k.metrics.Mint(OutcomeOK, latency)
-	outcome = OutcomeOK
+	report(OutcomeOK, latency)
 
 	now := k.now()
 	m := Minted{

@@ -258,25 +258,19 @@ func TestMetricsCountsAndDurations(t *testing.T) {
 
 func checkCounts(t *testing.T, got map[string]metricdata.Metrics, name string, want map[string]int64) {
 	t.Helper()
-	md, ok := got[name]
-	if !ok {
-		if len(want) > 0 {
-			t.Errorf("%s not collected, want %v", name, want)
-		}
-		return
-	}
-	c := counts(t, md)
-	if len(c) != len(want) {
-		t.Errorf("%s = %v, want %v", name, c, want)
-	}
-	for o, n := range want {
-		if c[o] != n {
-			t.Errorf("%s{outcome=%s} = %d, want %d", name, o, c[o], n)
-		}
-	}
+	checkSeries(t, got, name, want, counts, func(a, b int64) bool { return a == b })
 }
 
 func checkHistograms(t *testing.T, got map[string]metricdata.Metrics, name string, want map[string]histogram) {
+	t.Helper()
+	checkSeries(t, got, name, want, histograms, func(a, b histogram) bool { return a.count == b.count && near(a.sum, b.sum) })
+}
+
+// checkSeries compares metric name of got, read per outcome by read, with
+// want: the same outcomes, each equal by eq. A metric not collected
+// matches an empty want.
+func checkSeries[V any](t *testing.T, got map[string]metricdata.Metrics, name string, want map[string]V,
+	read func(*testing.T, metricdata.Metrics) map[string]V, eq func(a, b V) bool) {
 	t.Helper()
 	md, ok := got[name]
 	if !ok {
@@ -285,14 +279,13 @@ func checkHistograms(t *testing.T, got map[string]metricdata.Metrics, name strin
 		}
 		return
 	}
-	h := histograms(t, md)
-	if len(h) != len(want) {
-		t.Errorf("%s = %v, want %v", name, h, want)
+	series := read(t, md)
+	if len(series) != len(want) {
+		t.Errorf("%s = %v, want %v", name, series, want)
 	}
 	for o, w := range want {
-		g := h[o]
-		if g.count != w.count || !near(g.sum, w.sum) {
-			t.Errorf("%s{outcome=%s} = count %d sum %g, want count %d sum %g", name, o, g.count, g.sum, w.count, w.sum)
+		if g := series[o]; !eq(g, w) {
+			t.Errorf("%s{outcome=%s} = %+v, want %+v", name, o, g, w)
 		}
 	}
 }
