@@ -228,6 +228,16 @@
 // chooses the page, and the data always come from the session's own
 // deployment.
 //
+// GET /api/v1/embed/dashboard/{publicId}, which the documentation names
+// for its 403 on a dashboard without "Allow signed embedding", takes the
+// embed token the same way and answers 403 for a fixture dashboard with
+// "allowEmbed": false (unset means allowed, the emulator's default), 404
+// for one that is not published in the token's deployment, and otherwise
+// 200 with {publicId, title} (the body is the emulator's choice). The
+// embedded page of such a dashboard shows the refusal and posts a fatal
+// cube:event:error. Every answer's Date header follows the emulator's
+// clock, so a clock moved through the control API is a skew clients see.
+//
 // Every dashboard has the same controls, so the documented URL parameters
 // have something to match: filters on sales.region and sales.month
 // (f_sales.region={"value":"EMEA"}; a list of values matches any; "type":

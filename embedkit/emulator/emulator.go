@@ -163,6 +163,9 @@ func (s *Server) AddAPIKey(k APIKey) error {
 // application/json (see "Control API" in the package documentation).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
+	// The Date header follows the emulator's clock, as the platform's
+	// follows its own: a moved clock is a skew a client can see.
+	w.Header().Set("Date", s.now().UTC().Format(http.TimeFormat))
 	rec := &statusRecorder{ResponseWriter: w}
 	control := strings.HasPrefix(r.URL.Path, "/_emulator/")
 	if !control {
@@ -305,6 +308,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /embed/assets/", s.handleEmbedPage)
 	m.HandleFunc("GET /embed/chat", s.handleEmbedPage)
 	m.HandleFunc("GET /embed/api/context", s.handleEmbedContext)
+	m.HandleFunc("GET /api/v1/embed/dashboard/{publicId}", s.handleEmbedDashboard)
 
 	s.controlRoutes()
 

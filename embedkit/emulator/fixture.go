@@ -173,6 +173,13 @@ type Dashboard struct {
 	Published bool   `json:"published"`
 	// Managers are the usernames with manage access to its workbook.
 	Managers []string `json:"managers,omitempty"`
+	// AllowEmbed is the dashboard's "Allow signed embedding" switch:
+	// false makes GET /api/v1/embed/dashboard/{publicId} answer 403, as
+	// the platform's documentation says, and the embedded page show an
+	// error. Unset means on: the emulator's default, so that fixtures
+	// written before the switch was modelled keep working (the
+	// documentation does not say which way a new dashboard starts).
+	AllowEmbed *bool `json:"allowEmbed,omitempty"`
 	// RenderError, when set, makes every export of it fail with this
 	// message.
 	RenderError string `json:"renderError,omitempty"`

@@ -250,32 +250,11 @@ func (s *Server) handleEmbedContext(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, http.StatusMethodNotAllowed, "method not allowed")
 		return
 	}
-	unauthorized := func(msg string) {
-		h.Set("WWW-Authenticate", `Bearer error="invalid_token"`)
-		s.writeError(w, http.StatusUnauthorized, msg)
-	}
-	raw, ok := bearerToken(r)
+	c, now, ok := s.embedToken(w, r)
 	if !ok {
-		h.Set("WWW-Authenticate", "Bearer")
-		s.writeError(w, http.StatusUnauthorized, "missing embed token")
 		return
 	}
-	c, err := parseToken(s.secret, raw)
-	if err != nil {
-		unauthorized("invalid embed token")
-		return
-	}
-	now := s.now()
 	expires := time.Unix(c.ExpiresAt, 0).UTC()
-	if c.ExpiresAt == 0 || !now.Before(expires) {
-		unauthorized("embed token expired")
-		return
-	}
-	if c.Revocable && s.tokenRevoked(c.ID) {
-		unauthorized("embed token revoked")
-		return
-	}
-
 	out := embedContext{
 		ExternalID:      c.ExternalID,
 		InternalID:      c.InternalID,
@@ -299,6 +278,10 @@ func (s *Server) handleEmbedContext(w http.ResponseWriter, r *http.Request) {
 			s.writeError(w, http.StatusNotFound, "dashboard not found")
 			return
 		}
+		if !s.dashboardEmbeddable(pid) {
+			s.writeError(w, http.StatusForbidden, errEmbedNotAllowed)
+			return
+		}
 		out.PublicID, out.Title = pid, title
 		out.RenderError = s.dashboardRenderError(pid)
 	}
@@ -316,6 +299,77 @@ func (s *Server) handleEmbedContext(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodHead {
 		w.Write(b)
 	}
+}
+
+// embedToken reads the embed token of r, sent as "Authorization: Bearer
+// <token>", and answers 401 itself when it is missing, malformed, not
+// signed with the embed secret, expired by the emulator's clock, or
+// revoked. It returns the token's claims and the emulator's time.
+func (s *Server) embedToken(w http.ResponseWriter, r *http.Request) (*tokenClaims, time.Time, bool) {
+	h := w.Header()
+	unauthorized := func(msg string) (*tokenClaims, time.Time, bool) {
+		h.Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+		s.writeError(w, http.StatusUnauthorized, msg)
+		return nil, time.Time{}, false
+	}
+	raw, ok := bearerToken(r)
+	if !ok {
+		h.Set("WWW-Authenticate", "Bearer")
+		s.writeError(w, http.StatusUnauthorized, "missing embed token")
+		return nil, time.Time{}, false
+	}
+	c, err := parseToken(s.secret, raw)
+	if err != nil {
+		return unauthorized("invalid embed token")
+	}
+	now := s.now()
+	if c.ExpiresAt == 0 || !now.Before(time.Unix(c.ExpiresAt, 0)) {
+		return unauthorized("embed token expired")
+	}
+	if c.Revocable && s.tokenRevoked(c.ID) {
+		return unauthorized("embed token revoked")
+	}
+	return c, now, true
+}
+
+// errEmbedNotAllowed is the 403 message for a dashboard whose "Allow
+// signed embedding" switch is off (the message is the emulator's; the
+// documentation gives the status only).
+const errEmbedNotAllowed = "signed embedding is not allowed for this dashboard"
+
+// handleEmbedDashboard answers GET /api/v1/embed/dashboard/{publicId}, the
+// call the platform's documentation names for a signed dashboard: 403
+// when its "Allow signed embedding" switch is off. It takes the embed
+// token as its Bearer credential, like /embed/api/context, and answers 404
+// for a dashboard that is not published in the token's deployment. The
+// 200 body, {publicId, title}, is the emulator's: the documentation does
+// not show one.
+func (s *Server) handleEmbedDashboard(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	c, _, ok := s.embedToken(w, r)
+	if !ok {
+		return
+	}
+	pid := r.PathValue("publicId")
+	title, ok := s.dashboardByPublicID(c.DeploymentID, pid)
+	if !ok {
+		s.writeError(w, http.StatusNotFound, "dashboard not found")
+		return
+	}
+	if !s.dashboardEmbeddable(pid) {
+		s.writeError(w, http.StatusForbidden, errEmbedNotAllowed)
+		return
+	}
+	s.writeJSON(w, http.StatusOK, embedDashboard{PublicID: pid, Title: title})
+}
+
+// dashboardEmbeddable reports whether dashboard publicID allows signed
+// embedding.
+func (s *Server) dashboardEmbeddable(publicID string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d := s.st.byPublicID[publicID]
+	return d != nil && (d.AllowEmbed == nil || *d.AllowEmbed)
 }
 
 // bearerToken returns the credential of an "Authorization: Bearer ..."

@@ -23,6 +23,13 @@ var pagesEpoch = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 // base clock is fixed at pagesEpoch.
 func newPagesServer(t *testing.T) *Server {
 	t.Helper()
+	return newPagesServerWith(t, func(*Fixture) {})
+}
+
+// newPagesServerWith is newPagesServer with its fixture changed by edit
+// first.
+func newPagesServerWith(t *testing.T, edit func(*Fixture)) *Server {
+	t.Helper()
 	f := &Fixture{
 		Tenant:          "acme",
 		Embedding:       true,
@@ -39,6 +46,7 @@ func newPagesServer(t *testing.T) *Server {
 			{ID: 2, Name: "Ops", CreatedAt: pagesEpoch},
 		},
 	}
+	edit(f)
 	s, err := New(f, WithClock(func() time.Time { return pagesEpoch }))
 	if err != nil {
 		t.Fatal(err)
@@ -478,20 +486,23 @@ func TestEmbedContextUnauthorized(t *testing.T) {
 		{"expired now", "Bearer " + sign(expired)},
 		{"no expiry", "Bearer " + sign(noExp)},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			res := serve(t, s, "GET", "/embed/api/context", tt.auth, nil)
-			body := readBody(t, res)
-			if res.StatusCode != http.StatusUnauthorized {
-				t.Fatalf("status %d, want 401: %s", res.StatusCode, body)
-			}
-			if !strings.Contains(body, `"error"`) || res.Header.Get("Cache-Control") != "no-store" {
-				t.Errorf("body %s, Cache-Control %q", body, res.Header.Get("Cache-Control"))
-			}
-			if res.Header.Get("WWW-Authenticate") == "" {
-				t.Error("no WWW-Authenticate")
-			}
-		})
+	// The documented dashboard call takes the embed token the same way.
+	for _, path := range []string{"/embed/api/context", "/api/v1/embed/dashboard/sales-overview"} {
+		for _, tt := range tests {
+			t.Run(path+"/"+tt.name, func(t *testing.T) {
+				res := serve(t, s, "GET", path, tt.auth, nil)
+				body := readBody(t, res)
+				if res.StatusCode != http.StatusUnauthorized {
+					t.Fatalf("status %d, want 401: %s", res.StatusCode, body)
+				}
+				if !strings.Contains(body, `"error"`) || res.Header.Get("Cache-Control") != "no-store" {
+					t.Errorf("body %s, Cache-Control %q", body, res.Header.Get("Cache-Control"))
+				}
+				if res.Header.Get("WWW-Authenticate") == "" {
+					t.Error("no WWW-Authenticate")
+				}
+			})
+		}
 	}
 
 	// Expiry follows the virtual clock.
@@ -550,6 +561,79 @@ func TestSessionOpensEverySurfaceOfItsDeployment(t *testing.T) {
 	} {
 		if got, _, data := e.do("GET", "/embed/api/context"+tc.query, token, nil); got != tc.status {
 			t.Errorf("context%s: %d, want %d; %s", tc.query, got, tc.status, data)
+		}
+	}
+}
+
+// TestEmbedDashboardAccess: GET /api/v1/embed/dashboard/{publicId} answers
+// 403 for a dashboard whose "Allow signed embedding" switch is off, as
+// the documentation says, and the embedded page's own context call
+// refuses it the same way.
+func TestEmbedDashboardAccess(t *testing.T) {
+	s := newPagesServerWith(t, func(f *Fixture) {
+		f.Deployments[0].Dashboards = append(f.Deployments[0].Dashboards,
+			Dashboard{ID: 12, PublicID: "locked-board", Title: "Locked", Published: true, AllowEmbed: new(false)},
+			Dashboard{ID: 13, PublicID: "open-board", Title: "Open", Published: true, AllowEmbed: new(true)})
+	})
+	sid, tok := embedToken(t, s, `{"deploymentId": 1, "externalId": "ana"}`)
+	_, otherTok := embedToken(t, s, `{"deploymentId": 2, "externalId": "ana"}`)
+	tests := []struct {
+		name, publicID, token string
+		status                int
+	}{
+		{"allowed by default", "sales-overview", tok, http.StatusOK},
+		{"allowed explicitly", "open-board", tok, http.StatusOK},
+		{"signed embedding off", "locked-board", tok, http.StatusForbidden},
+		{"unpublished", "draft-board", tok, http.StatusNotFound},
+		{"unknown", "nope", tok, http.StatusNotFound},
+		{"other deployment's token", "sales-overview", otherTok, http.StatusNotFound},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := serve(t, s, "GET", "/api/v1/embed/dashboard/"+tt.publicID, "Bearer "+tt.token, nil)
+			body := readBody(t, res)
+			if res.StatusCode != tt.status {
+				t.Fatalf("status %d, want %d: %s", res.StatusCode, tt.status, body)
+			}
+			if tt.status == http.StatusOK {
+				var got embedDashboard
+				mustJSON(t, []byte(body), &got)
+				if got.PublicID != tt.publicID || got.Title == "" {
+					t.Errorf("body %s", body)
+				}
+			} else if !strings.Contains(body, `"error"`) {
+				t.Errorf("no error body: %s", body)
+			}
+			ctx := serve(t, s, "GET", "/embed/api/context?publicId="+tt.publicID, "Bearer "+tt.token, nil)
+			if ctx.StatusCode != tt.status {
+				t.Errorf("embed context: status %d, want %d", ctx.StatusCode, tt.status)
+			}
+		})
+	}
+
+	// An API key is not an embed token.
+	if res := serve(t, s, "GET", "/api/v1/embed/dashboard/sales-overview", "Bearer "+pagesAdminKey, nil); res.StatusCode != http.StatusUnauthorized {
+		t.Errorf("API key: status %d, want 401", res.StatusCode)
+	}
+	// A revoked session's token is refused.
+	serve(t, s, "POST", "/api/v1/embed/session/revoke", "Bearer "+pagesAdminKey, strings.NewReader(`{"sessionId":"`+sid+`"}`))
+	if res := serve(t, s, "GET", "/api/v1/embed/dashboard/sales-overview", "Bearer "+tok, nil); res.StatusCode != http.StatusUnauthorized {
+		t.Errorf("revoked: status %d, want 401", res.StatusCode)
+	}
+}
+
+// TestDateFollowsClock: every answer's Date header is the emulator's time,
+// so moving its clock is a skew a client can measure.
+func TestDateFollowsClock(t *testing.T) {
+	s := newPagesServer(t)
+	for _, step := range []time.Duration{0, 90 * time.Second, -time.Hour} {
+		s.Advance(step)
+		want := s.now().UTC().Format(http.TimeFormat)
+		for _, path := range []string{"/api/v1/deployments", "/embed/dashboard/sales-overview", "/nope"} {
+			res := serve(t, s, "GET", path, "Bearer "+pagesAdminKey, nil)
+			if got := res.Header.Get("Date"); got != want {
+				t.Errorf("after %v, %s: Date %q, want %q", step, path, got, want)
+			}
 		}
 	}
 }

@@ -689,6 +689,13 @@
         postError("dashboard not found", "embed-context", true);
         return;
       }
+      if (res.status === 403) {
+        stopPolling();
+        clearData();
+        setStatus("not allowed", "error", "This dashboard does not allow signed embedding.");
+        postError("signed embedding is not allowed for this dashboard", "embed-context", true);
+        return;
+      }
       if (!res.ok) {
         throw new Error("status " + res.status);
       }
