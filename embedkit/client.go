@@ -376,6 +376,10 @@ type call struct {
 	// noAuth sends no credential (the session-token exchange, where the
 	// session id is the credential).
 	noAuth bool
+	// bearer, when set, is sent as "Authorization: Bearer <bearer>" in
+	// place of the API key (calls the embedded page makes with its embed
+	// token). It is kept out of errors like secrets.
+	bearer string
 	// idempotent marks a POST that is safe to repeat (session revoke).
 	idempotent bool
 	// stream hands the live body of a 2xx to the caller.
@@ -398,7 +402,11 @@ func fetch[T any](ctx context.Context, c *Client, method, path string, body any,
 	if err != nil {
 		return zero, err
 	}
-	if cl.noAuth {
+	switch {
+	case cl.bearer != "":
+		req.Header.Set("Authorization", "Bearer "+cl.bearer)
+		cl.secrets = append(cl.secrets, cl.bearer)
+	case cl.noAuth:
 		req.Header.Del("Authorization")
 	}
 	_, raw, err := c.send(req, cl)

@@ -90,6 +90,35 @@ func (c *Client) ExchangeSession(ctx context.Context, sessionID string) (*EmbedT
 	})
 }
 
+// CheckEmbedDashboard asks the platform whether a signed embed may show
+// the published dashboard publicID: GET /api/v1/embed/dashboard/{publicId},
+// the call the embedded page makes, authenticated with an embed token from
+// ExchangeSession in place of the API key. It returns nil when the
+// platform serves the dashboard, and otherwise the *APIError: the
+// platform's documentation says 403 when the dashboard's "Allow signed
+// embedding" switch is off (turn it on in the dashboard's settings, or
+// with "cube embed enable-dashboard <publicId>"). The answer's body is not
+// documented and is not read. The token is never quoted in an error.
+func (c *Client) CheckEmbedDashboard(ctx context.Context, token *EmbedToken, publicID string) error {
+	var probs []FieldError
+	if token == nil || token.Token == "" {
+		probs = append(probs, FieldError{Field: "token", Rule: "is required (an embed token from ExchangeSession)"})
+	}
+	switch {
+	case publicID == "":
+		probs = append(probs, FieldError{Field: "publicId", Rule: "is required"})
+	case strings.ContainsAny(publicID, "/?#%\\") || strings.TrimSpace(publicID) != publicID:
+		probs = append(probs, FieldError{Field: "publicId", Rule: "must be one path segment without / ? # % \\ or surrounding spaces"})
+	}
+	if err := validationErr("embed-dashboard", probs, nil); err != nil {
+		return err
+	}
+	path := "/api/v1/embed/dashboard/" + url.PathEscape(publicID)
+	cl := call{template: "/api/v1/embed/dashboard/{publicId}", bearer: token.Token}
+	_, err := fetch(ctx, c, http.MethodGet, path, nil, cl, func([]byte) (struct{}, error) { return struct{}{}, nil })
+	return err
+}
+
 // ListTenantGroups returns one page of the groups of an embed tenant:
 // GET /api/v1/embed-tenants/{embedTenantName}/groups?first=&after=.
 func (c *Client) ListTenantGroups(ctx context.Context, tenant string, opts CursorOptions) (*TenantGroupPage, error) {

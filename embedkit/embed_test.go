@@ -157,6 +157,71 @@ func TestExchangeSession(t *testing.T) {
 	}
 }
 
+// TestCheckEmbedDashboard: the dashboard call carries the embed token, not
+// the API key; a 2xx is nil and any other answer is the *APIError, never
+// quoting the token; bad arguments are refused before anything is sent.
+func TestCheckEmbedDashboard(t *testing.T) {
+	tests := []struct {
+		publicID string
+		status   int
+		body     string
+		wantErr  bool
+	}{
+		{"sales-overview", 200, `{"publicId":"sales-overview"}`, false},
+		{"sales-overview", 204, ``, false},
+		{"locked", 403, `{"error":"signed embedding is not allowed for ` + testToken + `"}`, true},
+		{"missing", 404, `{"error":"dashboard not found"}`, true},
+		{"a b", 401, `{"error":"invalid embed token"}`, true},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint(tt.publicID, tt.status), func(t *testing.T) {
+			c, mux, _ := setup(t)
+			mux.HandleFunc("GET /api/v1/embed/dashboard/{publicId}", func(w http.ResponseWriter, r *http.Request) {
+				if got := r.Header.Get("Authorization"); got != "Bearer "+testToken {
+					t.Errorf("Authorization %q, want the embed token", got)
+				}
+				if r.PathValue("publicId") != tt.publicID {
+					t.Errorf("publicId %q", r.PathValue("publicId"))
+				}
+				writeJSON(w, tt.status, tt.body)
+			})
+			err := c.CheckEmbedDashboard(context.Background(), &EmbedToken{Token: testToken}, tt.publicID)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v, want error %v", err, tt.wantErr)
+			}
+			if err == nil {
+				return
+			}
+			var ae *APIError
+			if !errors.As(err, &ae) || ae.StatusCode != tt.status {
+				t.Fatalf("err = %#v, want an *APIError with status %d", err, tt.status)
+			}
+			noSecrets(t, "error", err.Error())
+		})
+	}
+
+	c, mux, _ := setup(t)
+	mux.HandleFunc("/", func(http.ResponseWriter, *http.Request) { t.Error("an invalid call reached the platform") })
+	for _, tt := range []struct {
+		token    *EmbedToken
+		publicID string
+		field    string
+	}{
+		{nil, "sales", "token"},
+		{&EmbedToken{}, "sales", "token"},
+		{&EmbedToken{Token: testToken}, "", "publicId"},
+		{&EmbedToken{Token: testToken}, "a/b", "publicId"},
+		{&EmbedToken{Token: testToken}, "a?b", "publicId"},
+		{&EmbedToken{Token: testToken}, " sales", "publicId"},
+	} {
+		err := c.CheckEmbedDashboard(context.Background(), tt.token, tt.publicID)
+		var ve *ValidationError
+		if !errors.As(err, &ve) || len(ve.Problems) != 1 || ve.Problems[0].Field != tt.field {
+			t.Errorf("token %v, publicId %q: %v, want a ValidationError naming %s", tt.token, tt.publicID, err, tt.field)
+		}
+	}
+}
+
 // TestSecretsNeverPrinted formats every secret-bearing value every way.
 func TestSecretsNeverPrinted(t *testing.T) {
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
