@@ -470,6 +470,14 @@ func (k *Kit) FrameSrc(ref string) string {
 // value SecurityHeaders needs.
 func (k *Kit) PlatformOrigin() string { return k.platformOrigin }
 
+// FramePrefix returns where FrameHandler expects to be mounted
+// (Config.FramePrefix or DefaultFramePrefix).
+func (k *Kit) FramePrefix() string { return k.framePrefix }
+
+// SessionPath returns where the host script expects SessionHandler
+// (Config.SessionPath or DefaultSessionPath).
+func (k *Kit) SessionPath() string { return k.sessionPath }
+
 // resolve finds the target a browser-supplied reference names: a
 // registered target name, or a canonical frame path ("app", "chat",
 // "dashboard/{publicId}").
