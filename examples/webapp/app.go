@@ -135,13 +135,9 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		return nil, fmt.Errorf("webapp: %w", err)
 	}
 
-	clientOpts := []embedkit.Option{embedkit.WithLogger(a.log), embedkit.WithUserAgent("ledgerly-demo")}
-	if cfg.HTTPClient != nil {
-		clientOpts = append(clientOpts, embedkit.WithHTTPClient(cfg.HTTPClient))
-	}
-	client, err := embedkit.New(cfg.PlatformURL, cfg.APIKey, clientOpts...)
+	kc, err := kitConfig(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("webapp: platform client (%s, %s): %w", EnvBaseURL, EnvAPIKey, err)
+		return nil, err
 	}
 
 	store, err := a.sessionStore(ctx)
@@ -158,21 +154,13 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		a.hints = &redisHints{c: a.redis, prefix: "ledgerly:"}
 	}
 
-	a.kit, err = middleware.New(middleware.Config{
-		Platform:         client,
-		Identity:         middleware.IdentityFunc(a.viewer),
-		Store:            store,
-		Policy:           a.policy(),
-		PlatformURL:      cfg.PlatformURL,
-		HostOrigin:       originOf(cfg.PublicURL),
-		Targets:          a.targets(),
-		LoginURL:         LoginPath,
-		LoginReturnParam: "return_to",
-		Logger:           a.log,
-		Metrics:          cfg.Metrics,
-		ErrorHandler:     http.HandlerFunc(a.kitError),
-		Now:              cfg.Now,
-	})
+	kc.Identity = middleware.IdentityFunc(a.viewer)
+	kc.Store = store
+	kc.Logger = a.log
+	kc.Metrics = cfg.Metrics
+	kc.ErrorHandler = http.HandlerFunc(a.kitError)
+	kc.Now = cfg.Now
+	a.kit, err = middleware.New(kc)
 	if err != nil {
 		a.closeRedis()
 		return nil, fmt.Errorf("webapp: %w", err)
@@ -258,15 +246,51 @@ func (a *App) endedSessions() (revocationList, error) {
 	return m, nil
 }
 
+// KitConfig returns the platform half of the middleware.Config the app
+// gives middleware.New, from the platform fields of cfg (PlatformURL,
+// APIKey, DeploymentID, Dashboards, AllowedGroups, GroupMap,
+// CreatorTenants, PrimaryColor, HTTPClient, Logger; PublicURL, when set,
+// is the HostOrigin): Platform, Policy, PlatformURL, HostOrigin, Targets
+// and the login settings. The app adds its Identity, Store, Logger,
+// Metrics and ErrorHandler. The doctor command checks this Config, so it
+// and the app cannot disagree.
+func KitConfig(cfg Config) (middleware.Config, error) {
+	if err := cfg.checkPlatform(); err != nil {
+		return middleware.Config{}, err
+	}
+	return kitConfig(cfg)
+}
+
+// kitConfig is KitConfig for a checked cfg.
+func kitConfig(cfg Config) (middleware.Config, error) {
+	clientOpts := []embedkit.Option{embedkit.WithLogger(cfg.Logger), embedkit.WithUserAgent("ledgerly-demo")}
+	if cfg.HTTPClient != nil {
+		clientOpts = append(clientOpts, embedkit.WithHTTPClient(cfg.HTTPClient))
+	}
+	client, err := embedkit.New(cfg.PlatformURL, cfg.APIKey, clientOpts...)
+	if err != nil {
+		return middleware.Config{}, fmt.Errorf("webapp: platform client (%s, %s): %w", EnvBaseURL, EnvAPIKey, err)
+	}
+	return middleware.Config{
+		Platform:         client,
+		Policy:           policy(cfg),
+		PlatformURL:      cfg.PlatformURL,
+		HostOrigin:       originOf(cfg.PublicURL),
+		Targets:          targets(cfg.Dashboards),
+		LoginURL:         LoginPath,
+		LoginReturnParam: "return_to",
+	}, nil
+}
+
 // policy is the app's embedding policy.
-func (a *App) policy() middleware.Policy {
+func policy(cfg Config) middleware.Policy {
 	return middleware.Policy{
-		DeploymentID:      a.cfg.DeploymentID,
-		GroupMap:          a.cfg.GroupMap,
-		AllowedGroups:     a.cfg.AllowedGroups,
+		DeploymentID:      cfg.DeploymentID,
+		GroupMap:          cfg.GroupMap,
+		AllowedGroups:     cfg.AllowedGroups,
 		AllowedAttributes: []string{"region"},
-		CreatorTenants:    a.cfg.CreatorTenants,
-		Theme:             &embedkit.EmbedTheme{PrimaryColor: a.cfg.PrimaryColor},
+		CreatorTenants:    cfg.CreatorTenants,
+		Theme:             &embedkit.EmbedTheme{PrimaryColor: cfg.PrimaryColor},
 		Customize:         defineTenantAttributes,
 	}
 }
@@ -294,9 +318,9 @@ var dashboardChrome = middleware.Chrome{HideDashboardEditButton: true, HideDashb
 // creator-mode app.
 // Dashboards are addressed by their canonical frame path
 // ("dashboard/{publicId}"), so their names only need to be unique.
-func (a *App) targets() map[string]middleware.Target {
-	ts := make(map[string]middleware.Target, len(a.dashboards)+2)
-	for i, d := range a.dashboards {
+func targets(dashboards []Dashboard) map[string]middleware.Target {
+	ts := make(map[string]middleware.Target, len(dashboards)+2)
+	for i, d := range dashboards {
 		ts[fmt.Sprintf("dashboard-%d", i+1)] = middleware.Target{
 			Kind:     middleware.KindDashboard,
 			PublicID: d.PublicID,

@@ -303,6 +303,35 @@ func (c *Config) check() error {
 		return fmt.Errorf("webapp: Config.SessionKeys is required (%s)", EnvSessionKeys)
 	}
 	c.PublicURL = strings.TrimSuffix(c.PublicURL, "/")
+	return c.platformDefaults()
+}
+
+// checkPlatform reports the first missing or invalid platform field of
+// c, and fills in the defaults of the fields the kit's Config is built
+// from: the part of check that KitConfig needs. PublicURL is optional
+// here; when set it must be valid.
+func (c *Config) checkPlatform() error {
+	if c.PublicURL != "" {
+		pu, err := url.Parse(c.PublicURL)
+		if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" || (pu.Path != "" && pu.Path != "/") || pu.RawQuery != "" {
+			return fmt.Errorf("webapp: Config.PublicURL %q must be an absolute http or https URL without path or query", c.PublicURL)
+		}
+		c.PublicURL = strings.TrimSuffix(c.PublicURL, "/")
+	}
+	switch {
+	case c.PlatformURL == "":
+		return fmt.Errorf("webapp: Config.PlatformURL is required (%s)", EnvBaseURL)
+	case c.APIKey == "":
+		return fmt.Errorf("webapp: Config.APIKey is required (%s)", EnvAPIKey)
+	case c.DeploymentID <= 0:
+		return fmt.Errorf("webapp: Config.DeploymentID is required (%s)", EnvDeploymentID)
+	}
+	return c.platformDefaults()
+}
+
+// platformDefaults checks the platform URL, the dashboards and projects,
+// and fills in every default.
+func (c *Config) platformDefaults() error {
 	if err := checkPlatformURL(c.PlatformURL); err != nil {
 		return fmt.Errorf("webapp: Config.PlatformURL %w", err)
 	}
