@@ -1,0 +1,66 @@
+package doctor_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"net/http/httptest"
+	"strings"
+
+	"github.com/embedkit/embedkit/doctor"
+	"github.com/embedkit/embedkit/embedkit"
+	"github.com/embedkit/embedkit/embedkit/emulator"
+	"github.com/embedkit/embedkit/middleware"
+)
+
+// A host checks the Config it gives middleware.New before it serves: here
+// against the emulator's demo account, with one dashboard target of
+// another deployment's id and a group the account does not have.
+func ExampleRun() {
+	emu, err := emulator.New(nil) // the demo fixture
+	if err != nil {
+		log.Fatal(err)
+	}
+	platform := httptest.NewServer(emu)
+	defer platform.Close()
+	client, err := embedkit.New(platform.URL, "ek_dev_only_admin_all") // the demo fixture's dev-only key
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	rep, err := doctor.Run(context.Background(), doctor.Config{Kit: middleware.Config{
+		Platform:    client,
+		PlatformURL: platform.URL,
+		Policy: middleware.Policy{
+			DeploymentID:      1,
+			AllowedGroups:     []string{"sales", "finance"},
+			AllowedAttributes: []string{"region"},
+		},
+		Targets: map[string]middleware.Target{
+			"sales":   {Kind: middleware.KindDashboard, PublicID: "sales-overview"},
+			"finance": {Kind: middleware.KindDashboard, PublicID: "finance-board"},
+		},
+	}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, c := range rep.Checks {
+		fmt.Println(strings.TrimSpace(fmt.Sprintf("%-8s %s %s", c.Status, c.ID, c.Subject)))
+	}
+	g, _ := rep.Find("groups", "")
+	fmt.Println(g.Detail)
+	fmt.Println("failed:", rep.Failed())
+	// Output:
+	// ok       config
+	// ok       api-key
+	// ok       deployment
+	// ok       generate-session
+	// failed   groups
+	// ok       attributes
+	// failed   dashboard finance
+	// ok       dashboard sales
+	// ok       clock
+	// skipped  host-page
+	// the platform has no groups named finance
+	// failed: true
+}

@@ -1,0 +1,197 @@
+package doctor
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+)
+
+// maxRedirects bounds the redirects followed within the host page's
+// origin.
+const maxRedirects = 5
+
+// hostClient is the client the host checks use: Config.HTTPClient, or one
+// with a timeout that keeps no cookies and follows redirects only within
+// the page's origin (a redirect elsewhere, such as to a sign-in page at an
+// identity provider, is reported, not followed).
+func (d *run) hostClient(origin string) *http.Client {
+	if d.cfg.HTTPClient != nil {
+		return d.cfg.HTTPClient
+	}
+	return &http.Client{
+		Timeout: 10 * time.Second,
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) >= maxRedirects || originOf(req.URL) != origin {
+				return http.ErrUseLastResponse
+			}
+			return nil
+		},
+	}
+}
+
+func originOf(u *url.URL) string {
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host)
+}
+
+// checkHost loads the host page as a browser navigating to it would, reads
+// its Content-Security-Policy, and asks the host app whether it sees the
+// origin browsers use.
+func (d *run) checkHost(ctx context.Context) {
+	page, err := url.Parse(d.cfg.HostURL)
+	if err != nil || (page.Scheme != "http" && page.Scheme != "https") || page.Host == "" {
+		d.add(Check{ID: "host-page", Status: Failed, Detail: fmt.Sprintf("host URL %q is not an absolute http or https URL", d.cfg.HostURL),
+			Fix: "give the address of a page of the app that embeds, as a browser would open it"})
+		return
+	}
+	origin := originOf(page)
+	client := d.hostClient(origin)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, page.String(), nil)
+	if err != nil {
+		d.add(Check{ID: "host-page", Status: Failed, Detail: err.Error()})
+		return
+	}
+	req.Header.Set("Accept", "text/html")
+	req.Header.Set("Sec-Fetch-Site", "none")
+	req.Header.Set("Sec-Fetch-Mode", "navigate")
+	req.Header.Set("Sec-Fetch-Dest", "document")
+	resp, err := client.Do(req)
+	if err != nil {
+		d.add(Check{ID: "host-page", Status: Failed, Detail: "loading the host page failed: " + err.Error(),
+			Fix: "start the app, and give the URL browsers use"})
+		return
+	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	resp.Body.Close()
+
+	final := resp.Request.URL
+	detail := fmt.Sprintf("GET %s answered %d", final, resp.StatusCode)
+	switch {
+	case resp.StatusCode >= 300 && resp.StatusCode < 400:
+		d.add(Check{ID: "host-page", Status: Warning, Detail: detail + " to " + resp.Header.Get("Location") + "; the checks below read that answer's headers",
+			Fix: "give a page that answers without signing in, or one that carries the same Content-Security-Policy as the pages that embed"})
+	case resp.StatusCode >= 400:
+		d.add(Check{ID: "host-page", Status: Warning, Detail: detail + "; the checks below read that answer's headers",
+			Fix: "give the address of a page that embeds"})
+	default:
+		d.add(Check{ID: "host-page", Status: OK, Detail: detail})
+	}
+	d.checkCSP(resp.Header, final)
+	d.checkHostOrigin(ctx, client, final)
+}
+
+// checkCSP reads the enforced policies of the page: the host's frame
+// endpoint and, after its redirect, the platform must both be allowed by
+// every policy's frame-src (or its fallbacks), and frame-ancestors should
+// say who may frame the host's own page.
+func (d *run) checkCSP(h http.Header, page *url.URL) {
+	policies := parseCSP(h.Values("Content-Security-Policy"))
+	self := page
+	frameURL, _ := url.Parse(originOf(page) + d.kit.FramePrefix())
+	platformURL, _ := url.Parse(d.kit.PlatformOrigin() + "/embed/")
+
+	switch {
+	case len(policies) == 0:
+		detail := "the page sends no Content-Security-Policy, so nothing limits its frames"
+		if len(h.Values("Content-Security-Policy-Report-Only")) > 0 {
+			detail += " (a Report-Only policy is sent; browsers only report it)"
+		}
+		d.add(Check{ID: "frame-src", Status: OK, Detail: detail})
+	default:
+		var refused []string
+		for _, p := range policies {
+			dir := p.frameDirective()
+			if !p.allowsFrame(frameURL, self, false) {
+				refused = append(refused, fmt.Sprintf("%s %q refuses the frame endpoint %s", dir, strings.Join(p.directives[dir], " "), frameURL))
+			}
+			if !p.allowsFrame(platformURL, self, true) {
+				refused = append(refused, fmt.Sprintf("%s %q refuses the platform %s", dir, strings.Join(p.directives[dir], " "), d.kit.PlatformOrigin()))
+			}
+		}
+		if len(refused) > 0 {
+			d.add(Check{ID: "frame-src", Status: Failed, Detail: strings.Join(refused, "; "),
+				Fix: fmt.Sprintf("add 'self' and %s to frame-src of the page's Content-Security-Policy: the frame endpoint is the app's own and redirects to the platform", d.kit.PlatformOrigin())})
+		} else {
+			d.add(Check{ID: "frame-src", Status: OK, Detail: fmt.Sprintf("the page's Content-Security-Policy lets its frames load the frame endpoint and %s", d.kit.PlatformOrigin())})
+		}
+	}
+
+	for _, p := range policies {
+		if fa, ok := p.directives["frame-ancestors"]; ok {
+			d.add(Check{ID: "frame-ancestors", Status: OK, Detail: "frame-ancestors " + strings.Join(fa, " ")})
+			return
+		}
+	}
+	if xfo := h.Get("X-Frame-Options"); xfo != "" {
+		d.add(Check{ID: "frame-ancestors", Status: Warning, Detail: "no frame-ancestors; X-Frame-Options " + xfo + " protects the page in today's browsers",
+			Fix: "add frame-ancestors 'self' (or 'none') to the page's Content-Security-Policy, the standard that replaces X-Frame-Options"})
+		return
+	}
+	d.add(Check{ID: "frame-ancestors", Status: Warning, Detail: "no frame-ancestors and no X-Frame-Options: any site may frame the page that holds the viewer's dashboards",
+		Fix: "add frame-ancestors 'self' (or 'none') to the page's Content-Security-Policy"})
+}
+
+// checkHostOrigin compares the origin the kit gives the platform with the
+// one browsers use. With Config.HostOrigin set, the comparison is direct.
+// Without it, the kit derives the origin from each request's Host, and a
+// proxy that rewrites Host makes it wrong: the session endpoint is then
+// sent a request whose Origin is the browsers' origin and no fetch
+// metadata, as an older browser would send it. The app refuses it (403)
+// exactly when the Host it sees is another.
+func (d *run) checkHostOrigin(ctx context.Context, client *http.Client, page *url.URL) {
+	browser := originOf(page)
+	if ho := strings.TrimSuffix(d.cfg.Kit.HostOrigin, "/"); ho != "" {
+		if !strings.EqualFold(ho, browser) {
+			d.add(Check{ID: "host-origin", Status: Failed,
+				Detail: fmt.Sprintf("HostOrigin is %s but browsers reach the page at %s: the embedded page talks to %s only, so the host page hears nothing from it", ho, browser, ho),
+				Fix:    "set HostOrigin to " + browser})
+			return
+		}
+		d.add(Check{ID: "host-origin", Status: OK, Detail: "HostOrigin is the origin browsers use, " + browser})
+		return
+	}
+	names := slices.Sorted(maps.Keys(d.cfg.Kit.Targets))
+	target := ""
+	if len(names) > 0 {
+		target = names[0]
+	}
+	body := fmt.Sprintf(`{"target":%q}`, target)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, browser+d.kit.SessionPath(), strings.NewReader(body))
+	if err != nil {
+		d.add(Check{ID: "host-origin", Status: Failed, Detail: err.Error()})
+		return
+	}
+	req.Header.Set("Origin", browser)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		d.add(Check{ID: "host-origin", Status: Failed, Detail: "asking the session endpoint failed: " + err.Error()})
+		return
+	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+	resp.Body.Close()
+	switch resp.StatusCode {
+	case http.StatusForbidden:
+		d.add(Check{ID: "host-origin", Status: Failed,
+			Detail: fmt.Sprintf("the app refused a request from its own origin %s (403): it sees another Host than browsers use, so it would name the wrong origin to the platform", browser),
+			Fix:    "set HostOrigin to " + browser + ", or make the proxy pass the Host header through"})
+	case http.StatusNotFound, http.StatusMethodNotAllowed:
+		d.add(Check{ID: "host-origin", Status: Warning,
+			Detail: fmt.Sprintf("no session endpoint at %s (%d) to ask, and HostOrigin is not set", d.kit.SessionPath(), resp.StatusCode),
+			Fix:    "set HostOrigin to " + browser + " (the production setting)"})
+	default:
+		c := Check{ID: "host-origin", Status: OK, Detail: "the app sees the Host browsers use (HostOrigin is derived from each request)"}
+		if page.Scheme == "https" {
+			c.Status = Warning
+			c.Detail += "; behind a proxy that terminates TLS it would name http:// to the platform"
+			c.Fix = "set HostOrigin to " + browser + " (the production setting)"
+		}
+		d.add(c)
+	}
+}
