@@ -92,14 +92,16 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, ", host %s", r.Host)
 	}
 	b.WriteString("\n\n")
-	for _, c := range r.Checks {
-		name := c.ID
-		if c.Subject != "" {
-			name += " " + c.Subject
-		}
-		fmt.Fprintf(&b, "  %-8s %-20s %s\n", c.Status, name, c.Detail)
+	names := make([]string, len(r.Checks))
+	width := 0
+	for i, c := range r.Checks {
+		names[i] = strings.TrimSpace(c.ID + " " + c.Subject)
+		width = max(width, len(names[i]))
+	}
+	for i, c := range r.Checks {
+		fmt.Fprintf(&b, "  %-8s %-*s  %s\n", c.Status, width, names[i], c.Detail)
 		if c.Fix != "" {
-			fmt.Fprintf(&b, "  %-8s %-20s fix: %s\n", "", "", c.Fix)
+			fmt.Fprintf(&b, "  %-8s %-*s  fix: %s\n", "", width, "", c.Fix)
 		}
 	}
 	fmt.Fprintf(&b, "\n%d ok, %d warning, %d failed, %d skipped\n", r.Count(OK), r.Count(Warning), r.Count(Failed), r.Count(Skipped))
