@@ -30,7 +30,7 @@ var rulesFixture = func() string {
 	return string(b)
 }()
 
-// cmdEmulator is a running "demo emulator" command.
+// cmdEmulator is a running emulator command.
 type cmdEmulator struct {
 	base   string
 	client *http.Client
@@ -70,7 +70,7 @@ func startEmulatorCommand(t *testing.T, bin string, args ...string) *cmdEmulator
 		t.Fatal(err)
 	}
 	defer errFile.Close()
-	cmd := exec.Command(bin, append([]string{"emulator", "-listen", "127.0.0.1:0"}, args...)...)
+	cmd := exec.Command(bin, append([]string{"-listen", "127.0.0.1:0"}, args...)...)
 	cmd.Stderr = errFile
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -341,7 +341,7 @@ func TestEmulatorCommandRules(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the command; not run with -short")
 	}
-	bin := buildDemo(t)
+	bin := build(t, ".")
 	fixture := filepath.Join(t.TempDir(), "fixture.json")
 	if err := os.WriteFile(fixture, []byte(rulesFixture), 0o600); err != nil {
 		t.Fatal(err)
