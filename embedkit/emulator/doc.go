@@ -18,7 +18,9 @@
 //
 // From the command line (first stdout line: "listening on http://HOST:PORT"):
 //
-//	go run ./cmd/demo emulator -listen 127.0.0.1:0 -fixture FILE [-tls]
+//	go run ./cmd/emulator -listen 127.0.0.1:0 -fixture FILE [-tls]
+//
+// ("go run ./cmd/demo emulator" is the same command.)
 //
 // # Fixture
 //
@@ -26,47 +28,18 @@
 // closed: unknown members, duplicate ids and dangling references (a key's
 // user or deployments, a dashboard's managers) are load errors that name
 // the path, such as "deployments[0].branches[2].kind: must be production,
-// shared or personal". A full example:
-//
-//	{"tenant": "acme", "embedding": true, "creatorMode": true, "auditLog": true,
-//	 "dataDownloadsRestricted": false, "revocationClaim": true,
-//	 "maxExternalUsers": 10000, "maxExportsInFlight": 3,
-//	 "users": [
-//	   {"username": "admin", "email": "admin@acme.test", "admin": true, "permissions": ["AuditLogManage"]},
-//	   {"username": "dana", "email": "dana@acme.test", "admin": false, "active": true}],
-//	 "apiKeys": [
-//	   {"key": "ek_admin_all", "user": "admin"},
-//	   {"key": "ek_admin_d1", "user": "admin", "deployments": [1]},
-//	   {"key": "ek_personal", "user": "dana", "personal": true}],
-//	 "groups": ["sales", "emea"],
-//	 "userAttributes": [{"name": "region", "type": "string"}, {"name": "quota", "type": "number"}],
-//	 "embedTenants": [{"name": "globex", "displayName": "Globex",
-//	   "groups": [{"name": "editors", "description": "Can edit"}],
-//	   "userAttributes": [{"name": "tier", "type": "string"}]}],
-//	 "deployments": [{"id": 1, "name": "Sales analytics", "createdAt": "2026-01-02T03:04:05Z",
-//	   "templateVariables": {"warehouse": "main"},
-//	   "environments": [{"id": "env-prod", "name": "Production", "type": "production",
-//	     "restUrl": "https://acme.example/api/data/v1", "sqlHost": "sql.acme.example", "sqlPort": 5432}],
-//	   "branches": [{"id": 1, "name": "main", "kind": "production"},
-//	     {"id": 2, "name": "q3-metrics", "kind": "shared", "served": false},
-//	     {"id": 3, "name": "dev-dana", "kind": "personal", "served": true}],
-//	   "versions": [{"releaseChannelVersion": "platform/runtime:v1.4.2", "version": "1.4.2",
-//	     "releaseChannel": "stable", "isLatestInChannel": true, "isCurrent": true}],
-//	   "dashboards": [
-//	     {"id": 10, "publicId": "sales-overview", "title": "Sales overview", "published": true, "managers": ["admin"]},
-//	     {"id": 11, "publicId": "draft-board", "title": "Draft", "published": false, "managers": ["admin"]},
-//	     {"id": 12, "publicId": "broken-board", "title": "Broken", "published": true, "managers": ["admin"],
-//	      "renderError": "widget 3 failed to load"}]}],
-//	 "auditEvents": [{"time": "2026-03-01T10:00:00Z", "eventName": "user.login",
-//	   "userEmail": "dana@acme.test", "data": {"ip": "203.0.113.7"}}]}
+// shared or personal". The built-in demo fixture, fixtures/demo.json in
+// this package's directory (DemoFixture), is a full example; the Fixture
+// type and its members document every field.
 //
 // A key without "deployments" is unscoped. A user's "active" defaults to
 // true. Exactly one branch of a deployment is the production branch; a
 // branch's optional "stagingEnvironment" (shared branches only),
 // "parentBranch" and "lastHash" set its initial state. Exactly one version
 // is current and each channel has exactly one latest version. A dashboard
-// with "renderError" always fails to render with that message.
-// "embedTenants" and "templateVariables" are optional. The built-in demo
+// with "renderError" always fails to render with that message, and one
+// with "allowEmbed": false does not allow signed embedding (see "Iframe
+// pages and sample data"). "embedTenants" and "templateVariables" are optional. The built-in demo
 // fixture (DemoFixture) has tenant "acme", the dev-only keys
 // ek_dev_only_admin_all, ek_dev_only_admin_d1 and ek_dev_only_personal,
 // groups sales, emea, amer, apac and analysts, and deployment 1 with
