@@ -273,13 +273,8 @@ func (s *Server) handleEmbedContext(w http.ResponseWriter, r *http.Request) {
 		ServerTime:      now.UTC(),
 	}
 	if pid := r.URL.Query().Get("publicId"); pid != "" {
-		title, ok := s.dashboardByPublicID(c.DeploymentID, pid)
+		title, ok := s.embeddableDashboard(w, c.DeploymentID, pid)
 		if !ok {
-			s.writeError(w, http.StatusNotFound, "dashboard not found")
-			return
-		}
-		if !s.dashboardEmbeddable(pid) {
-			s.writeError(w, http.StatusForbidden, errEmbedNotAllowed)
 			return
 		}
 		out.PublicID, out.Title = pid, title
@@ -351,25 +346,31 @@ func (s *Server) handleEmbedDashboard(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	pid := r.PathValue("publicId")
-	title, ok := s.dashboardByPublicID(c.DeploymentID, pid)
+	title, ok := s.embeddableDashboard(w, c.DeploymentID, pid)
 	if !ok {
-		s.writeError(w, http.StatusNotFound, "dashboard not found")
-		return
-	}
-	if !s.dashboardEmbeddable(pid) {
-		s.writeError(w, http.StatusForbidden, errEmbedNotAllowed)
 		return
 	}
 	s.writeJSON(w, http.StatusOK, embedDashboard{PublicID: pid, Title: title})
 }
 
-// dashboardEmbeddable reports whether dashboard publicID allows signed
-// embedding.
-func (s *Server) dashboardEmbeddable(publicID string) bool {
+// embeddableDashboard returns the title of dashboard publicID of a
+// deployment, or answers 404 when it is not published there and 403 when
+// it does not allow signed embedding, and reports false.
+func (s *Server) embeddableDashboard(w http.ResponseWriter, deploymentID int64, publicID string) (string, bool) {
+	title, ok := s.dashboardByPublicID(deploymentID, publicID)
+	if !ok {
+		s.writeError(w, http.StatusNotFound, "dashboard not found")
+		return "", false
+	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	d := s.st.byPublicID[publicID]
-	return d != nil && (d.AllowEmbed == nil || *d.AllowEmbed)
+	allowed := d != nil && (d.AllowEmbed == nil || *d.AllowEmbed)
+	s.mu.Unlock()
+	if !allowed {
+		s.writeError(w, http.StatusForbidden, errEmbedNotAllowed)
+		return "", false
+	}
+	return title, true
 }
 
 // bearerToken returns the credential of an "Authorization: Bearer ..."

@@ -682,18 +682,15 @@
         sessionEnded("unauthorized");
         return;
       }
-      if (res.status === 404) {
+      var refusal = {
+        404: ["not found", "This dashboard is not available.", "dashboard not found"],
+        403: ["not allowed", "This dashboard does not allow signed embedding.", "signed embedding is not allowed for this dashboard"]
+      }[res.status];
+      if (refusal) {
         stopPolling();
         clearData();
-        setStatus("not found", "error", "This dashboard is not available.");
-        postError("dashboard not found", "embed-context", true);
-        return;
-      }
-      if (res.status === 403) {
-        stopPolling();
-        clearData();
-        setStatus("not allowed", "error", "This dashboard does not allow signed embedding.");
-        postError("signed embedding is not allowed for this dashboard", "embed-context", true);
+        setStatus(refusal[0], "error", refusal[1]);
+        postError(refusal[2], "embed-context", true);
         return;
       }
       if (!res.ok) {
