@@ -283,18 +283,16 @@ func checkPlatformURL(s string) error {
 
 // check reports the first missing or invalid field of a complete Config.
 func (c *Config) check() error {
-	pu, err := url.Parse(c.PublicURL)
-	switch {
-	case c.PublicURL == "":
+	if c.PublicURL == "" {
 		return errors.New("webapp: Config.PublicURL is required (the app's base URL)")
-	case err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" || (pu.Path != "" && pu.Path != "/") || pu.RawQuery != "":
-		return fmt.Errorf("webapp: Config.PublicURL %q must be an absolute http or https URL without path or query", c.PublicURL)
-	case c.PlatformURL == "":
-		return fmt.Errorf("webapp: Config.PlatformURL is required (%s)", EnvBaseURL)
-	case c.APIKey == "":
-		return fmt.Errorf("webapp: Config.APIKey is required (%s)", EnvAPIKey)
-	case c.DeploymentID <= 0:
-		return fmt.Errorf("webapp: Config.DeploymentID is required (%s)", EnvDeploymentID)
+	}
+	if err := c.checkPublicURL(); err != nil {
+		return err
+	}
+	if err := c.requirePlatform(); err != nil {
+		return err
+	}
+	switch {
 	case c.OIDCIssuer == "":
 		return fmt.Errorf("webapp: Config.OIDCIssuer is required (%s)", EnvOIDCIssuer)
 	case c.OIDCClientID == "" || c.OIDCClientSecret == "":
@@ -302,7 +300,6 @@ func (c *Config) check() error {
 	case len(c.SessionKeys) == 0 || len(c.SessionKeys[0]) == 0:
 		return fmt.Errorf("webapp: Config.SessionKeys is required (%s)", EnvSessionKeys)
 	}
-	c.PublicURL = strings.TrimSuffix(c.PublicURL, "/")
 	return c.platformDefaults()
 }
 
@@ -312,12 +309,28 @@ func (c *Config) check() error {
 // here; when set it must be valid.
 func (c *Config) checkPlatform() error {
 	if c.PublicURL != "" {
-		pu, err := url.Parse(c.PublicURL)
-		if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" || (pu.Path != "" && pu.Path != "/") || pu.RawQuery != "" {
-			return fmt.Errorf("webapp: Config.PublicURL %q must be an absolute http or https URL without path or query", c.PublicURL)
+		if err := c.checkPublicURL(); err != nil {
+			return err
 		}
-		c.PublicURL = strings.TrimSuffix(c.PublicURL, "/")
 	}
+	if err := c.requirePlatform(); err != nil {
+		return err
+	}
+	return c.platformDefaults()
+}
+
+// checkPublicURL checks PublicURL and drops its trailing slash.
+func (c *Config) checkPublicURL() error {
+	pu, err := url.Parse(c.PublicURL)
+	if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" || (pu.Path != "" && pu.Path != "/") || pu.RawQuery != "" {
+		return fmt.Errorf("webapp: Config.PublicURL %q must be an absolute http or https URL without path or query", c.PublicURL)
+	}
+	c.PublicURL = strings.TrimSuffix(c.PublicURL, "/")
+	return nil
+}
+
+// requirePlatform reports the first missing platform field.
+func (c *Config) requirePlatform() error {
 	switch {
 	case c.PlatformURL == "":
 		return fmt.Errorf("webapp: Config.PlatformURL is required (%s)", EnvBaseURL)
@@ -326,7 +339,7 @@ func (c *Config) checkPlatform() error {
 	case c.DeploymentID <= 0:
 		return fmt.Errorf("webapp: Config.DeploymentID is required (%s)", EnvDeploymentID)
 	}
-	return c.platformDefaults()
+	return nil
 }
 
 // platformDefaults checks the platform URL, the dashboards and projects,
