@@ -16,6 +16,34 @@ import (
 	"time"
 )
 
+// AuditLogOptions filter the audit-log export. All are optional. Start and
+// End are sent as ISO 8601 dates (YYYY-MM-DD) when they fall on midnight
+// UTC, otherwise as RFC 3339 timestamps.
+type AuditLogOptions struct {
+	Start     time.Time
+	End       time.Time
+	Search    string
+	EventName string
+	UserEmail string
+}
+
+// Validate reports the problems of audit-log export options, Op
+// "audit-log-export": end not before start (when both are set) and
+// userEmail, when set, an email address. Nil options are valid.
+func (o *AuditLogOptions) Validate() error {
+	if o == nil {
+		return nil
+	}
+	p := problems{op: "audit-log-export"}
+	if !o.Start.IsZero() && !o.End.IsZero() && o.End.Before(o.Start) {
+		p.add("end", "must not be before start")
+	}
+	if o.UserEmail != "" && !IsEmailAddress(o.UserEmail) {
+		p.add("userEmail", ruleEmail)
+	}
+	return p.err()
+}
+
 // AuditLog is an audit-log export being read. It reads the platform's CSV
 // straight from the response body, one record at a time, so an export of
 // any size uses a small, fixed amount of memory. Close it when done.

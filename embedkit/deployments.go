@@ -1,15 +1,258 @@
 package embedkit
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"iter"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 )
+
+// This file holds deployments and environments: their shapes, decoding,
+// pagination and listing, and the running build's OpenAPI document.
+
+// ListOptions select a page of an offset-paginated list. Zero Limit means
+// the platform default (20).
+type ListOptions struct {
+	Offset int
+	Limit  int
+}
+
+// Pagination is the position of an offset-paginated page.
+type Pagination struct {
+	Offset int `json:"offset"`
+	Limit  int `json:"limit"`
+	Total  int `json:"total"`
+}
+
+// Deployment is an item of the deployment list. The platform documents
+// the id as a string in one place and a number in another; both decode.
+type Deployment struct {
+	ID        int64
+	Name      string
+	CreatedAt time.Time
+}
+
+// DeploymentPage is one page of deployments.
+type DeploymentPage struct {
+	Deployments []Deployment
+	Pagination  Pagination
+}
+
+// EnvironmentType is the kind of a deployment environment.
+type EnvironmentType string
+
+// The environment types.
+const (
+	EnvironmentProduction  EnvironmentType = "production"
+	EnvironmentStaging     EnvironmentType = "staging"
+	EnvironmentDevelopment EnvironmentType = "development"
+)
+
+// Environment is an item of a deployment's environment list. An enabled
+// branch staging environment is listed with type staging.
+type Environment struct {
+	ID      string
+	Name    string
+	Type    EnvironmentType
+	RESTURL string // api_credentials.rest.url
+	SQLHost string // api_credentials.sql.host
+	SQLPort int    // api_credentials.sql.port
+}
+
+// EnvironmentListOptions select a page of environments, optionally of one
+// type.
+type EnvironmentListOptions struct {
+	Type EnvironmentType
+	ListOptions
+}
+
+// EnvironmentPage is one page of environments.
+type EnvironmentPage struct {
+	Environments []Environment
+	Pagination   Pagination
+}
+
+// deploymentWire is a deployment as either source sends it.
+type deploymentWire struct {
+	ID          flexInt64 `json:"id"`
+	Name        string    `json:"name"`
+	CreatedAt   flexTime  `json:"created_at"`
+	CreatedAtCC flexTime  `json:"createdAt"`
+}
+
+// UnmarshalJSON reads a deployment whose id is a number or a string.
+func (d *Deployment) UnmarshalJSON(b []byte) error {
+	var w deploymentWire
+	if err := json.Unmarshal(b, &w); err != nil {
+		return fmt.Errorf("deployment: %w", err)
+	}
+	d.ID, d.Name = int64(w.ID), w.Name
+	d.CreatedAt = time.Time(w.CreatedAt)
+	if d.CreatedAt.IsZero() {
+		d.CreatedAt = time.Time(w.CreatedAtCC)
+	}
+	return nil
+}
+
+// MarshalJSON writes the specification's shape: {"id": "1", "name": ...,
+// "created_at": ...}.
+func (d Deployment) MarshalJSON() ([]byte, error) {
+	w := struct {
+		ID        string `json:"id"`
+		Name      string `json:"name"`
+		CreatedAt string `json:"created_at,omitzero"`
+	}{ID: strconv.FormatInt(d.ID, 10), Name: d.Name}
+	if !d.CreatedAt.IsZero() {
+		w.CreatedAt = d.CreatedAt.Format(time.RFC3339Nano)
+	}
+	return json.Marshal(w)
+}
+
+// credentialWire is one entry of the array form of api_credentials.
+type credentialWire struct {
+	Type string    `json:"type"`
+	URL  string    `json:"url"`
+	Host string    `json:"host"`
+	Port flexInt64 `json:"port"`
+}
+
+// environmentWire is an environment as either source sends it.
+type environmentWire struct {
+	ID             flexString      `json:"id"`
+	Name           string          `json:"name"`
+	Type           EnvironmentType `json:"type"`
+	APICredentials json.RawMessage `json:"api_credentials"`
+}
+
+// UnmarshalJSON reads an environment whose api_credentials is an object
+// {"rest": {"url"}, "sql": {"host", "port"}} or an array of entries typed
+// "rest" or "sql".
+func (e *Environment) UnmarshalJSON(b []byte) error {
+	var w environmentWire
+	if err := json.Unmarshal(b, &w); err != nil {
+		return fmt.Errorf("environment: %w", err)
+	}
+	*e = Environment{ID: string(w.ID), Name: w.Name, Type: w.Type}
+	creds := bytes.TrimSpace(w.APICredentials)
+	switch {
+	case len(creds) == 0 || bytes.Equal(creds, []byte("null")):
+	case creds[0] == '[':
+		var list []credentialWire
+		if err := json.Unmarshal(creds, &list); err != nil {
+			return fmt.Errorf("environment api_credentials: %w", err)
+		}
+		for _, c := range list {
+			switch strings.ToLower(c.Type) {
+			case "rest":
+				e.RESTURL = c.URL
+			case "sql":
+				e.SQLHost, e.SQLPort = c.Host, int(c.Port)
+			}
+		}
+	case creds[0] == '{':
+		var obj struct {
+			REST *struct {
+				URL string `json:"url"`
+			} `json:"rest"`
+			SQL *struct {
+				Host string    `json:"host"`
+				Port flexInt64 `json:"port"`
+			} `json:"sql"`
+		}
+		if err := json.Unmarshal(creds, &obj); err != nil {
+			return fmt.Errorf("environment api_credentials: %w", err)
+		}
+		if obj.REST != nil {
+			e.RESTURL = obj.REST.URL
+		}
+		if obj.SQL != nil {
+			e.SQLHost, e.SQLPort = obj.SQL.Host, int(obj.SQL.Port)
+		}
+	default:
+		return errors.New("environment api_credentials is neither an object nor an array")
+	}
+	return nil
+}
+
+// MarshalJSON writes the specification's shape, with api_credentials as
+// an object.
+func (e Environment) MarshalJSON() ([]byte, error) {
+	type rest struct {
+		URL string `json:"url"`
+	}
+	type sql struct {
+		Host string `json:"host"`
+		Port int    `json:"port"`
+	}
+	w := struct {
+		ID             string          `json:"id"`
+		Name           string          `json:"name"`
+		Type           EnvironmentType `json:"type"`
+		APICredentials struct {
+			REST *rest `json:"rest,omitzero"`
+			SQL  *sql  `json:"sql,omitzero"`
+		} `json:"api_credentials"`
+	}{ID: e.ID, Name: e.Name, Type: e.Type}
+	if e.RESTURL != "" {
+		w.APICredentials.REST = &rest{URL: e.RESTURL}
+	}
+	if e.SQLHost != "" || e.SQLPort != 0 {
+		w.APICredentials.SQL = &sql{Host: e.SQLHost, Port: e.SQLPort}
+	}
+	return json.Marshal(w)
+}
+
+// decodeDeployments reads either shape of the deployment list.
+// known reports whether the platform sent a total.
+func decodeDeployments(body []byte) (page *DeploymentPage, known bool, err error) {
+	var env listEnvelope
+	if err := json.Unmarshal(body, &env); err != nil {
+		return nil, false, err
+	}
+	list, err := listOf[Deployment](env.Items, env.Data, "deployments")
+	if err != nil {
+		return nil, false, err
+	}
+	page = &DeploymentPage{Deployments: list}
+	return page, fillPagination(&page.Pagination, env), nil
+}
+
+// decodeEnvironments reads either shape of the environment list.
+// known reports whether the platform sent a total.
+func decodeEnvironments(body []byte) (page *EnvironmentPage, known bool, err error) {
+	var env listEnvelope
+	if err := json.Unmarshal(body, &env); err != nil {
+		return nil, false, err
+	}
+	list, err := listOf[Environment](env.Items, env.Data, "environments")
+	if err != nil {
+		return nil, false, err
+	}
+	page = &EnvironmentPage{Environments: list}
+	return page, fillPagination(&page.Pagination, env), nil
+}
+
+// fillPagination copies the pagination, or takes the total from count
+// when the platform sent no pagination. It reports whether a total was
+// sent at all.
+func fillPagination(p *Pagination, env listEnvelope) bool {
+	switch {
+	case env.Pagination != nil:
+		*p = *env.Pagination
+	case env.Count != nil:
+		p.Total = *env.Count
+	default:
+		return false
+	}
+	return true
+}
 
 // pageSize is the page size the iterators ask for.
 const pageSize = 100
@@ -169,101 +412,6 @@ func (c *Client) Environments(ctx context.Context, deploymentID int64, typ Envir
 	}
 }
 
-// CreateMetaToken issues a metadata-only token for an environment:
-// POST /api/v1/deployments/{deploymentId}/environments/{environmentId}/tokens-for-meta-sync.
-// The token cannot query data. The call is not retried once it may have
-// reached the platform.
-func (c *Client) CreateMetaToken(ctx context.Context, deploymentID int64, environmentID string, req *MetaTokenRequest) (*MetaToken, error) {
-	probs := checkDeployment(deploymentID)
-	if strings.TrimSpace(environmentID) == "" {
-		probs = append(probs, FieldError{Field: "environmentId", Rule: "is required"})
-	}
-	var bodyErr error
-	if req == nil {
-		probs = append(probs, FieldError{Field: "security_context", Rule: "is required"})
-	} else {
-		bodyErr = req.Validate()
-	}
-	if err := validationErr("tokens-for-meta-sync", probs, bodyErr); err != nil {
-		return nil, err
-	}
-	path := deploymentPath(deploymentID) + "/environments/" + url.PathEscape(environmentID) + "/tokens-for-meta-sync"
-	return fetch(ctx, c, http.MethodPost, path, req,
-		call{template: "/api/v1/deployments/{deploymentId}/environments/{environmentId}/tokens-for-meta-sync", secretResponse: true},
-		decodeMetaToken)
-}
-
-// CreateDataAPIToken issues a data API token for a deployment:
-// POST /api/v1/deployments/{deploymentId}/token. A nil req sends no body
-// (the platform default lifetime, 24 hours). The token is not affected by
-// session revocation. The call is not retried once it may have reached the
-// platform.
-func (c *Client) CreateDataAPIToken(ctx context.Context, deploymentID int64, req *DataAPITokenRequest) (*DataAPIToken, error) {
-	probs := checkDeployment(deploymentID)
-	var bodyErr error
-	if req != nil {
-		bodyErr = req.Validate()
-	}
-	if err := validationErr("deployment-token", probs, bodyErr); err != nil {
-		return nil, err
-	}
-	var body any
-	if req != nil {
-		body = req
-	}
-	return fetch(ctx, c, http.MethodPost, deploymentPath(deploymentID)+"/token", body,
-		call{template: "/api/v1/deployments/{deploymentId}/token", secretResponse: true}, decodeDataAPIToken)
-}
-
-// ListVersions lists the versions a deployment can switch to (the head of
-// each update channel plus versions the account ran before):
-// GET /api/v1/deployments/{deploymentId}/versions.
-func (c *Client) ListVersions(ctx context.Context, deploymentID int64) ([]DeploymentVersion, error) {
-	if err := validationErr("list-versions", checkDeployment(deploymentID), nil); err != nil {
-		return nil, err
-	}
-	return fetch(ctx, c, http.MethodGet, deploymentPath(deploymentID)+"/versions", nil,
-		call{template: "/api/v1/deployments/{deploymentId}/versions"}, decodeVersions)
-}
-
-// UpdateDeployment applies a partial update to a deployment:
-// PUT /api/v1/deployments/{deploymentId}. Zero fields of req are left
-// untouched; TemplateVariables merge key by key.
-func (c *Client) UpdateDeployment(ctx context.Context, deploymentID int64, req *UpdateDeploymentRequest) (*DeploymentSettings, error) {
-	probs := checkDeployment(deploymentID)
-	var bodyErr error
-	if req == nil {
-		probs = append(probs, FieldError{Field: "body", Rule: "is required"})
-	} else {
-		bodyErr = req.Validate()
-	}
-	if err := validationErr("update-deployment", probs, bodyErr); err != nil {
-		return nil, err
-	}
-	return fetch(ctx, c, http.MethodPut, deploymentPath(deploymentID), req, call{template: "/api/v1/deployments/{deploymentId}"},
-		func(body []byte) (*DeploymentSettings, error) {
-			var s DeploymentSettings
-			if err := json.Unmarshal(unwrapData(body), &s); err != nil {
-				return nil, err
-			}
-			return &s, nil
-		})
-}
-
-// SwitchVersion switches a deployment to a version listed by
-// ListVersions. version may be "1.4.2", "v1.4.2" or "image/repo:v1.4.2";
-// it is checked with ParseVersion and sent as given, so the platform
-// matches it against its list in the caller's spelling. A version the
-// platform does not list, including a listed semver under an image
-// repository the list does not name, gives a 400.
-func (c *Client) SwitchVersion(ctx context.Context, deploymentID int64, version string) (*DeploymentSettings, error) {
-	_, err := ParseVersion(version)
-	if err := validationErr("update-deployment", checkDeployment(deploymentID), err); err != nil {
-		return nil, err
-	}
-	return c.UpdateDeployment(ctx, deploymentID, &UpdateDeploymentRequest{ReleaseChannelVersion: version})
-}
-
 // Spec returns the OpenAPI document of the running platform build:
 // GET /api/v1/spec.
 func (c *Client) Spec(ctx context.Context) (json.RawMessage, error) {
@@ -273,25 +421,4 @@ func (c *Client) Spec(ctx context.Context) (json.RawMessage, error) {
 		}
 		return json.RawMessage(body), nil
 	})
-}
-
-// SetStagingEnvironment enables or disables the always-on staging
-// environment of a shared branch:
-// PUT /build/api/v1/deployments/{deploymentId}/branches/staging-environment.
-// Personal development branches and the production branch are rejected by
-// the platform.
-func (c *Client) SetStagingEnvironment(ctx context.Context, deploymentID int64, req *StagingEnvironmentRequest) (*Branch, error) {
-	probs := checkDeployment(deploymentID)
-	var bodyErr error
-	if req == nil {
-		probs = append(probs, FieldError{Field: "body", Rule: "is required"})
-	} else {
-		bodyErr = req.Validate()
-	}
-	if err := validationErr("staging-environment", probs, bodyErr); err != nil {
-		return nil, err
-	}
-	path := "/build" + deploymentPath(deploymentID) + "/branches/staging-environment"
-	return fetch(ctx, c, http.MethodPut, path, req,
-		call{template: "/build/api/v1/deployments/{deploymentId}/branches/staging-environment"}, decodeBranch)
 }

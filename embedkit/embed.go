@@ -3,7 +3,7 @@ package embedkit
 import (
 	"context"
 	"encoding/json"
-	"errors"
+	"fmt"
 	"iter"
 	"net/http"
 	"net/url"
@@ -11,83 +11,82 @@ import (
 	"strings"
 )
 
-// GenerateSession mints a single-use embed session:
-// POST /api/v1/embed/generate-session.
-//
-// The request is checked with its Validate method first. What is sent is a
-// normalised copy (ExternalID trimmed and lower-cased); req itself is never
-// modified. Session.ExpiresAt is the Client's clock at response time plus
-// SessionLifetime.
-//
-// The call is not retried once it may have reached the platform (after a
-// 5xx or a connection broken mid-request), because a retry could mint a
-// second session; it is retried when the connection could not be opened
-// and on 429.
-func (c *Client) GenerateSession(ctx context.Context, req *GenerateSessionRequest) (*Session, error) {
-	if req == nil {
-		return nil, &ValidationError{Op: "generate-session", Problems: []FieldError{{Field: "deploymentId", Rule: "is required"}}}
-	}
-	cp := *req
-	cp.ExternalID = NormalizeExternalID(cp.ExternalID)
-	if err := cp.Validate(); err != nil {
-		return nil, err
-	}
-	const path = "/api/v1/embed/generate-session"
-	return fetch(ctx, c, http.MethodPost, path, &cp, call{template: path, secretResponse: true}, func(body []byte) (*Session, error) {
-		var w struct {
-			SessionID flexString `json:"sessionId"`
-		}
-		if err := json.Unmarshal(unwrapData(body), &w); err != nil {
-			return nil, err
-		}
-		if w.SessionID == "" {
-			return nil, errors.New("sessionId missing")
-		}
-		return &Session{SessionID: string(w.SessionID), ExpiresAt: c.now().Add(SessionLifetime)}, nil
-	})
+// This file holds embed tenants' groups and the embedded-dashboard check.
+
+// TenantGroup is an item of the embed-tenant group list. The platform does
+// not document the item fields beyond these; Raw holds the whole item.
+type TenantGroup struct {
+	ID          string          `json:"-"`
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitzero"`
+	Raw         json.RawMessage `json:"-"`
 }
 
-// RevokeSession revokes a session id and any embed token already
-// exchanged for it: POST /api/v1/embed/session/revoke. The platform
-// answers 204 also for unknown, expired or already revoked ids, so the
-// call is idempotent and is retried like a GET.
-func (c *Client) RevokeSession(ctx context.Context, sessionID string) error {
-	if err := ValidateSessionID(sessionID); err != nil {
-		return err
+// PageInfo is the cursor of a cursor-paginated list. Pass EndCursor as
+// CursorOptions.After to get the next page.
+type PageInfo struct {
+	HasNextPage     bool   `json:"hasNextPage"`
+	HasPreviousPage bool   `json:"hasPreviousPage"`
+	StartCursor     string `json:"startCursor,omitzero"`
+	EndCursor       string `json:"endCursor,omitzero"`
+}
+
+// CursorOptions select a page of a cursor-paginated list. Zero First means
+// the platform default.
+type CursorOptions struct {
+	First int
+	After string
+}
+
+// TenantGroupPage is one page of embed-tenant groups.
+type TenantGroupPage struct {
+	Items    []TenantGroup
+	PageInfo PageInfo
+}
+
+// UnmarshalJSON reads a tenant group whose id is a string or a number and
+// keeps the whole item in Raw.
+func (g *TenantGroup) UnmarshalJSON(b []byte) error {
+	var w struct {
+		ID          flexString `json:"id"`
+		Name        string     `json:"name"`
+		Description *string    `json:"description"`
 	}
-	const path = "/api/v1/embed/session/revoke"
-	hreq, err := c.NewRequest(ctx, http.MethodPost, path, map[string]string{"sessionId": sessionID})
+	if err := json.Unmarshal(b, &w); err != nil {
+		return fmt.Errorf("tenant group: %w", err)
+	}
+	*g = TenantGroup{ID: string(w.ID), Name: w.Name, Raw: append(json.RawMessage(nil), b...)}
+	if w.Description != nil {
+		g.Description = *w.Description
+	}
+	return nil
+}
+
+// MarshalJSON writes {"id", "name", "description"}.
+func (g TenantGroup) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		ID          string `json:"id"`
+		Name        string `json:"name"`
+		Description string `json:"description,omitzero"`
+	}{g.ID, g.Name, g.Description})
+}
+
+// decodeTenantGroups reads {"items": [...], "pageInfo": {...}} or the
+// legacy {"data": [...]}.
+func decodeTenantGroups(body []byte) (*TenantGroupPage, error) {
+	var env listEnvelope
+	if err := json.Unmarshal(body, &env); err != nil {
+		return nil, err
+	}
+	list, err := listOf[TenantGroup](env.Items, env.Data, "groups")
 	if err != nil {
-		return err
-	}
-	_, _, err = c.send(hreq, call{template: path, idempotent: true, secrets: []string{sessionID}})
-	return err
-}
-
-// ExchangeSession exchanges a session id for a signed embed token:
-// POST /api/v1/embed/session/token. No credential is sent: the session id
-// is the credential. The id is single-use, so the call is retried only
-// when the platform cannot have seen it. The embedding iframe normally
-// does this exchange itself; the method exists for tests and for hosts
-// that render the embed themselves.
-func (c *Client) ExchangeSession(ctx context.Context, sessionID string) (*EmbedToken, error) {
-	if err := ValidateSessionID(sessionID); err != nil {
 		return nil, err
 	}
-	const path = "/api/v1/embed/session/token"
-	cl := call{template: path, noAuth: true, secrets: []string{sessionID}, secretResponse: true}
-	return fetch(ctx, c, http.MethodPost, path, map[string]string{"sessionId": sessionID}, cl, func(body []byte) (*EmbedToken, error) {
-		var w struct {
-			Token string `json:"token"`
-		}
-		if err := json.Unmarshal(unwrapData(body), &w); err != nil {
-			return nil, err
-		}
-		if w.Token == "" {
-			return nil, errors.New("token missing")
-		}
-		return &EmbedToken{Token: w.Token}, nil
-	})
+	page := &TenantGroupPage{Items: list}
+	if env.PageInfo != nil {
+		page.PageInfo = *env.PageInfo
+	}
+	return page, nil
 }
 
 // CheckEmbedDashboard asks the platform whether a signed embed may show

@@ -2,6 +2,7 @@ package embedkit
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,97 @@ import (
 	"strings"
 	"time"
 )
+
+// This file holds dashboard PNG and PDF exports: the request and its
+// validation, job status, download and waiting.
+
+// ExportFormat is the file format of a dashboard export.
+type ExportFormat string
+
+// The dashboard export formats.
+const (
+	FormatPNG ExportFormat = "png"
+	FormatPDF ExportFormat = "pdf"
+)
+
+// DashboardExportRequest is the body of POST
+// /api/v1/deployments/{id}/dashboard-exports. Give exactly one of
+// DashboardID or DashboardPublicID.
+type DashboardExportRequest struct {
+	DashboardID       int64                     `json:"dashboardId,omitzero"`
+	DashboardPublicID string                    `json:"dashboardPublicId,omitzero"`
+	Format            ExportFormat              `json:"format"`
+	RenderAs          *RenderAs                 `json:"renderAs,omitzero"`
+	Filters           []DashboardFilter         `json:"filters,omitzero"`
+	TimeGrains        []DashboardTimeGrain      `json:"timeGrains,omitzero"`
+	MemberSwitchers   []DashboardMemberSwitcher `json:"memberSwitchers,omitzero"`
+}
+
+// RenderAs subject types.
+const (
+	SubjectUser      = "USER"
+	SubjectEmbedUser = "EMBED_USER"
+)
+
+// RenderAs renders an export as another identity (account administrators
+// only) so that identity's row-level security applies. Groups,
+// UserAttributes and SecurityContext apply to that render only.
+type RenderAs struct {
+	Type            string               `json:"type"`
+	UserID          int64                `json:"userId,omitzero"`
+	Email           string               `json:"email,omitzero"`
+	EmbedTenantName string               `json:"embedTenantName,omitzero"`
+	ExternalID      string               `json:"externalId,omitzero"`
+	Groups          []string             `json:"groups,omitzero"`
+	SecurityContext map[string]any       `json:"securityContext,omitzero"`
+	UserAttributes  []UserAttributeInput `json:"userAttributes,omitzero"`
+}
+
+// DashboardFilter overrides a dashboard filter for one export. Member is
+// "view.member".
+type DashboardFilter struct {
+	Member   string `json:"member"`
+	Operator string `json:"operator,omitzero"`
+	Value    any    `json:"value,omitzero"`
+}
+
+// DashboardTimeGrain overrides a time grain for one export.
+type DashboardTimeGrain struct {
+	Member string `json:"member"`
+	Grain  string `json:"grain"`
+}
+
+// DashboardMemberSwitcher overrides a member switcher for one export.
+type DashboardMemberSwitcher struct {
+	Member   string `json:"member"`
+	Selected string `json:"selected"`
+}
+
+// ExportJob is a submitted dashboard export. The job and its file are
+// dropped at ExpiresAt, 5 minutes after submission.
+type ExportJob struct {
+	JobID     string    `json:"jobId"`
+	ExpiresAt time.Time `json:"expiresAt"`
+}
+
+// ExportStatusValue is the state of an export job.
+type ExportStatusValue string
+
+// Export job states. Pending and processing mean keep polling.
+const (
+	ExportPending    ExportStatusValue = "pending"
+	ExportProcessing ExportStatusValue = "processing"
+	ExportCompleted  ExportStatusValue = "completed"
+	ExportFailed     ExportStatusValue = "failed"
+)
+
+// ExportStatus is the polled state of an export job.
+type ExportStatus struct {
+	Status      ExportStatusValue `json:"status"`
+	Progress    *float64          `json:"progress,omitzero"`
+	Error       string            `json:"error,omitzero"`
+	ContentType string            `json:"contentType,omitzero"`
+}
 
 // ExportFile is a downloaded dashboard export. Body streams the file
 // from the platform; the caller must close it.
@@ -22,6 +114,185 @@ type ExportFile struct {
 	// Filename is the name the platform suggested, for example
 	// "dashboard.pdf".
 	Filename string
+}
+
+// Validate reports the problems of a dashboard export request, Op
+// "dashboard-export":
+//
+//   - exactly one of dashboardId (not negative; zero means unset) or
+//     dashboardPublicId;
+//   - format is required, png or pdf;
+//   - renderAs.type is USER or EMBED_USER. USER takes exactly one of
+//     userId or email and no embedTenantName or externalId; EMBED_USER
+//     needs externalId and takes no userId, and its embedTenantName, when
+//     set, matches the tenant pattern. email is an address when set;
+//     renderAs groups and userAttributes names are non-blank and unique,
+//     attribute values of a sendable kind, securityContext JSON-encodable;
+//   - every filters, timeGrains and memberSwitchers member matches .+\..+
+//     (view.member); grain and selected are required; a filter operator,
+//     when set, is one of the platform's operators; a filter value is
+//     JSON-encodable.
+func (r *DashboardExportRequest) Validate() error {
+	if r == nil {
+		r = &DashboardExportRequest{}
+	}
+	p := problems{op: "dashboard-export"}
+	if (r.DashboardID == 0) == (r.DashboardPublicID == "") {
+		p.add("dashboardId", "give exactly one of dashboardId or dashboardPublicId")
+	}
+	if r.DashboardID < 0 {
+		p.add("dashboardId", ruleNotNegative)
+	}
+	switch r.Format {
+	case FormatPNG, FormatPDF:
+	case "":
+		p.add("format", ruleRequired)
+	default:
+		p.add("format", "must be png or pdf")
+	}
+	if r.RenderAs != nil {
+		checkRenderAs(&p, r.RenderAs)
+	}
+	checkControls(&p, r.Filters, r.TimeGrains, r.MemberSwitchers)
+	return p.err()
+}
+
+// checkControls checks dashboard control overrides: those of an export
+// and those preset from an embed URL (DashboardControls).
+func checkControls(p *problems, filters []DashboardFilter, grains []DashboardTimeGrain, switchers []DashboardMemberSwitcher) {
+	for i := range filters {
+		f := &filters[i]
+		checkMember(p, "filters", i, f.Member)
+		if f.Operator != "" && !isFilterOperator(f.Operator) {
+			p.add(indexField("filters", i, ".operator"), ruleFilterOp)
+		}
+		if f.Value != nil && encodable(f.Value) != encodeOK {
+			checkEncodable(p, indexField("filters", i, ".value"), f.Value)
+		}
+	}
+	for i := range grains {
+		g := &grains[i]
+		checkMember(p, "timeGrains", i, g.Member)
+		if strings.TrimSpace(g.Grain) == "" {
+			p.add(indexField("timeGrains", i, ".grain"), ruleRequired)
+		}
+	}
+	for i := range switchers {
+		m := &switchers[i]
+		checkMember(p, "memberSwitchers", i, m.Member)
+		if strings.TrimSpace(m.Selected) == "" {
+			p.add(indexField("memberSwitchers", i, ".selected"), ruleRequired)
+		}
+	}
+}
+
+// checkRenderAs checks the subject of a dashboard export.
+func checkRenderAs(p *problems, ra *RenderAs) {
+	switch ra.Type {
+	case SubjectUser:
+		if (ra.UserID == 0) == (ra.Email == "") {
+			p.add("renderAs.userId", "give exactly one of userId or email with type USER")
+		}
+	case SubjectEmbedUser:
+		if ra.UserID != 0 {
+			p.add("renderAs.userId", "not allowed with type EMBED_USER")
+		}
+	case "":
+		p.add("renderAs.type", ruleRequired)
+	default:
+		p.add("renderAs.type", "must be USER or EMBED_USER")
+	}
+	if ra.UserID < 0 {
+		p.add("renderAs.userId", ruleNotNegative)
+	}
+	if ra.Email != "" && !IsEmailAddress(ra.Email) {
+		p.add("renderAs.email", ruleEmail)
+	}
+	if ra.EmbedTenantName != "" {
+		if ra.Type == SubjectUser {
+			p.add("renderAs.embedTenantName", "not allowed with type USER")
+		} else if !IsTenantName(ra.EmbedTenantName) {
+			p.add("renderAs.embedTenantName", ruleTenantName)
+		}
+	}
+	switch {
+	case ra.ExternalID != "" && ra.Type == SubjectUser:
+		p.add("renderAs.externalId", "not allowed with type USER")
+	case ra.ExternalID != "":
+		checkIdentifier(p, "renderAs.externalId", ra.ExternalID, true)
+	case ra.Type == SubjectEmbedUser:
+		p.add("renderAs.externalId", ruleRequired)
+	}
+	if ra.Groups != nil {
+		checkGroupNames(p, "renderAs.groups", ra.Groups)
+	}
+	if ra.SecurityContext != nil {
+		checkEncodable(p, "renderAs.securityContext", ra.SecurityContext)
+	}
+	if ra.UserAttributes != nil {
+		checkAttributeInputs(p, "renderAs.userAttributes", ra.UserAttributes, nil)
+	}
+}
+
+// checkMember checks the member of a dashboard control override.
+func checkMember(p *problems, field string, i int, member string) {
+	switch {
+	case member == "":
+		p.add(indexField(field, i, ".member"), ruleRequired)
+	case !memberPattern.MatchString(member):
+		p.add(indexField(field, i, ".member"), ruleMember)
+	}
+}
+
+// isFilterOperator reports whether op is a dashboard filter operator.
+func isFilterOperator(op string) bool {
+	switch op {
+	case "equals", "not_equals", "greater_than", "greater_than_or_equal", "less_than",
+		"less_than_or_equal", "contains", "not_contains", "starts_with", "not_starts_with",
+		"ends_with", "not_ends_with", "is_null", "is_not_null", "is_empty", "is_not_empty",
+		"between", "custom":
+		return true
+	}
+	return false
+}
+
+// decodeExportJob reads {"jobId", "expiresAt"}.
+func decodeExportJob(body []byte) (*ExportJob, error) {
+	var w struct {
+		JobID     flexString `json:"jobId"`
+		ExpiresAt flexTime   `json:"expiresAt"`
+	}
+	if err := json.Unmarshal(unwrapData(body), &w); err != nil {
+		return nil, err
+	}
+	if w.JobID == "" {
+		return nil, errors.New("jobId missing")
+	}
+	return &ExportJob{JobID: string(w.JobID), ExpiresAt: time.Time(w.ExpiresAt)}, nil
+}
+
+// decodeExportStatus reads the job status.
+func decodeExportStatus(body []byte) (*ExportStatus, error) {
+	var w struct {
+		Status      ExportStatusValue `json:"status"`
+		Progress    *float64          `json:"progress"`
+		Error       *string           `json:"error"`
+		ContentType *string           `json:"contentType"`
+	}
+	if err := json.Unmarshal(unwrapData(body), &w); err != nil {
+		return nil, err
+	}
+	if w.Status == "" {
+		return nil, errors.New("status missing")
+	}
+	st := &ExportStatus{Status: w.Status, Progress: w.Progress}
+	if w.Error != nil {
+		st.Error = *w.Error
+	}
+	if w.ContentType != nil {
+		st.ContentType = *w.ContentType
+	}
+	return st, nil
 }
 
 // exportsPath is /api/v1/deployments/{id}/dashboard-exports.
