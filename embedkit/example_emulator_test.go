@@ -240,3 +240,49 @@ func ExampleClient_Do_emulator() {
 	// Output:
 	// 501 not implemented by the emulator
 }
+
+// A host checks that a dashboard can be embedded before offering it: the
+// embed token of one session asks about each dashboard, and the session is
+// revoked afterwards.
+func ExampleClient_CheckEmbedDashboard() {
+	f := emulator.DemoFixture()
+	off := false
+	f.Deployments[0].Dashboards[1].AllowEmbed = &off // "Allow signed embedding" off for regional-performance
+	emu, err := emulator.New(f)
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv := httptest.NewServer(emu)
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := embedkit.New(srv.URL, "ek_dev_only_admin_all")
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	s, err := c.GenerateSession(ctx, &embedkit.GenerateSessionRequest{DeploymentID: 1, ExternalID: "embed-check"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.RevokeSession(ctx, s.SessionID)
+	tok, err := c.ExchangeSession(ctx, s.SessionID)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, id := range []string{"sales-overview", "regional-performance", "draft-board"} {
+		err := c.CheckEmbedDashboard(ctx, tok, id)
+		var ae *embedkit.APIError
+		switch {
+		case err == nil:
+			fmt.Println(id, "can be embedded")
+		case errors.As(err, &ae):
+			fmt.Println(id, "refused:", ae.StatusCode)
+		default:
+			log.Fatal(err)
+		}
+	}
+	// Output:
+	// sales-overview can be embedded
+	// regional-performance refused: 403
+	// draft-board refused: 404
+}
