@@ -80,10 +80,41 @@ func (p RetryPolicy) withDefaults() (RetryPolicy, error) {
 	return p, nil
 }
 
-// DefaultBackoff is capped exponential backoff with full jitter: a
-// uniformly random delay in [0, min(max, min·2^(attempt-1))].
+// Backoff is capped exponential backoff with full jitter: attempt n waits
+// a uniformly random time in [0, min(Max, Min·2^(n-1))]. It is the one
+// schedule of the kit: the client's retries (RetryPolicy, through
+// DefaultBackoff) and the middleware's revoke retries
+// (middleware.Config.RevokeBackoff) both use it. Full jitter spreads the
+// retries of many callers, so that they do not come back in step.
+type Backoff struct {
+	// Min is the ceiling of the first attempt's wait; Max caps every
+	// ceiling. A Min of zero or less counts as 1 ms; a Max below Min
+	// counts as Min.
+	Min, Max time.Duration
+	// Rand draws a uniform integer in [0, n). Nil means math/rand/v2's
+	// Int64N. It must be safe for concurrent use when the Backoff is.
+	Rand func(n int64) int64
+}
+
+// Delay returns the wait before attempt number attempt (from 1; lower
+// counts as 1).
+func (b Backoff) Delay(attempt int) time.Duration {
+	draw := b.Rand
+	if draw == nil {
+		draw = rand.Int64N
+	}
+	return jitter(attempt, b.Min, b.Max, draw)
+}
+
+// Ceiling returns the longest wait Delay can return for attempt.
+func (b Backoff) Ceiling(attempt int) time.Duration {
+	return jitter(attempt, b.Min, b.Max, func(n int64) int64 { return n - 1 })
+}
+
+// DefaultBackoff is Backoff{Min: min, Max: max}.Delay(attempt), the
+// RetryPolicy.Backoff a Client uses by default.
 func DefaultBackoff(attempt int, min, max time.Duration) time.Duration {
-	return jitter(attempt, min, max, rand.Int64N)
+	return Backoff{Min: min, Max: max}.Delay(attempt)
 }
 
 // JitterBackoff returns DefaultBackoff drawing from src instead of the
@@ -98,7 +129,7 @@ func JitterBackoff(src rand.Source) func(attempt int, min, max time.Duration) ti
 		return r.Int64N(n)
 	}
 	return func(attempt int, min, max time.Duration) time.Duration {
-		return jitter(attempt, min, max, draw)
+		return Backoff{Min: min, Max: max, Rand: draw}.Delay(attempt)
 	}
 }
 
@@ -110,15 +141,13 @@ func jitter(attempt int, lo, hi time.Duration, draw func(int64) int64) time.Dura
 	if lo <= 0 {
 		lo = time.Millisecond
 	}
+	hi = max(hi, lo)
 	ceil := lo
 	for i := 1; i < attempt && ceil < hi; i++ {
 		ceil *= 2
 	}
 	if ceil > hi {
 		ceil = hi
-	}
-	if ceil <= 0 {
-		return 0
 	}
 	return time.Duration(draw(int64(ceil) + 1))
 }

@@ -52,8 +52,34 @@ func TestBackoffBounds(t *testing.T) {
 	if d := DefaultBackoff(3, lo, hi); d < 0 || d > 4*lo {
 		t.Errorf("DefaultBackoff(3) = %v", d)
 	}
-	if d := jitter(1, time.Second, 0, rand.Int64N); d != 0 {
-		t.Errorf("jitter with zero ceiling = %v", d)
+	// A Max below Min counts as Min.
+	if c := (Backoff{Min: time.Second}).Ceiling(3); c != time.Second {
+		t.Errorf("Backoff{Min: 1s}.Ceiling(3) = %v, want 1s", c)
+	}
+}
+
+// TestBackoffType: the ceiling doubles from Min to Max, Delay draws below
+// it through Rand, and the client's DefaultBackoff is the same schedule.
+func TestBackoffType(t *testing.T) {
+	b := Backoff{Min: 5 * time.Second, Max: time.Minute}
+	for attempt, want := range map[int]time.Duration{0: 5 * time.Second, 1: 5 * time.Second, 2: 10 * time.Second, 4: 40 * time.Second, 5: time.Minute, 60: time.Minute} {
+		if got := b.Ceiling(attempt); got != want {
+			t.Errorf("Ceiling(%d) = %v, want %v", attempt, got, want)
+		}
+	}
+	var asked int64
+	top := Backoff{Min: 5 * time.Second, Max: time.Minute, Rand: func(n int64) int64 { asked = n; return n - 1 }}
+	if d := top.Delay(3); d != 20*time.Second || asked != int64(20*time.Second)+1 {
+		t.Errorf("Delay(3) with the top draw = %v (asked for %d)", d, asked)
+	}
+	zero := Backoff{Min: 5 * time.Second, Max: time.Minute, Rand: func(int64) int64 { return 0 }}
+	if d := zero.Delay(3); d != 0 {
+		t.Errorf("Delay(3) with the bottom draw = %v", d)
+	}
+	for range 100 {
+		if d, c := DefaultBackoff(4, 5*time.Second, time.Minute), b.Ceiling(4); d < 0 || d > c {
+			t.Fatalf("DefaultBackoff(4) = %v, outside [0, %v]", d, c)
+		}
 	}
 }
 
