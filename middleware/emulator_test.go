@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/embedkit/embedkit/embedkit"
 	"github.com/embedkit/embedkit/embedkit/emulator"
@@ -54,7 +55,9 @@ func setupEmulator(t *testing.T) *platformEnv {
 		Targets: map[string]Target{
 			"sales": {Kind: KindDashboard, PublicID: "sales-overview"},
 		},
-		Logger: logger,
+		// Queued revokes come due within a millisecond.
+		RevokeBackoff: embedkit.Backoff{Min: time.Millisecond, Max: time.Millisecond},
+		Logger:        logger,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -220,6 +223,7 @@ func TestEmulatorLogoutWhilePlatformDown(t *testing.T) {
 	}
 
 	e.control(t, http.MethodDelete, "/_emulator/faults", "")
+	time.Sleep(2 * time.Millisecond) // the queued revokes come due
 	if pending, err := e.FlushRevokes(context.Background()); err != nil || pending != 0 {
 		t.Fatalf("after recovery: pending %d, err %v", pending, err)
 	}

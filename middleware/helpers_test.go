@@ -28,6 +28,7 @@ type fakePlatform struct {
 	generateErr error
 	badIDs      bool // answer session ids that revoke refuses
 	revokeErr   error
+	attempts    int // revoke calls, failed or not
 	minted      []string
 	ctxs        []context.Context // of every call, in order
 }
@@ -53,6 +54,7 @@ func (p *fakePlatform) RevokeSession(ctx context.Context, id string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.ctxs = append(p.ctxs, ctx)
+	p.attempts++
 	if p.revokeErr != nil {
 		return p.revokeErr
 	}
@@ -70,6 +72,12 @@ func (p *fakePlatform) revokedIDs() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]string(nil), p.revoked...)
+}
+
+func (p *fakePlatform) revokeAttempts() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.attempts
 }
 
 func (p *fakePlatform) mintedIDs() []string {

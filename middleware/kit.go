@@ -52,6 +52,11 @@ const (
 	DefaultLoginReturnParam = "next"
 )
 
+// DefaultRevokeBackoff is the revoke retry schedule unless
+// Config.RevokeBackoff says otherwise: up to 5 s before the second
+// attempt, doubling to at most 10 minutes.
+var DefaultRevokeBackoff = embedkit.Backoff{Min: 5 * time.Second, Max: 10 * time.Minute}
+
 // DefaultLocales are the locales the platform ships, in the order the
 // kit prefers them when nothing else decides.
 var DefaultLocales = []string{
@@ -154,10 +159,11 @@ type Config struct {
 	// before their logout's deadline are queued for the retrier. Default
 	// DefaultRevokeConcurrency.
 	RevokeConcurrency int
-	// RetryBackoff is the wait before the retrier's next pass after
-	// failures consecutive failing passes (failures >= 1). Default: 2s
-	// doubling up to 5m, with jitter.
-	RetryBackoff func(failures int) time.Duration
+	// RevokeBackoff is the wait before a failed revoke's next attempt:
+	// attempt n waits up to min(Max, Min·2^(n-1)), with full jitter. The
+	// Kit sets each queued record's due time with it, whatever the store.
+	// A zero Min means DefaultRevokeBackoff.
+	RevokeBackoff embedkit.Backoff
 
 	// Logger receives one record per mint, revoke and failure. It never
 	// receives an API key, token, session id or host session key: those
@@ -211,7 +217,8 @@ type Kit struct {
 	revokeTimeout time.Duration
 	revokeConc    int
 	revokeSlots   chan struct{} // shared by every revoke of the Kit
-	backoff       func(int) time.Duration
+	backoff       embedkit.Backoff
+	poll          time.Duration // how often Run looks at a non-empty queue
 
 	log          *slog.Logger
 	metrics      Metrics
@@ -256,7 +263,7 @@ func New(cfg Config) (*Kit, error) {
 		defaultTimeZone: cfg.DefaultTimeZone,
 		revokeTimeout:   cfg.RevokeTimeout,
 		revokeConc:      cfg.RevokeConcurrency,
-		backoff:         cfg.RetryBackoff,
+		backoff:         cfg.RevokeBackoff,
 		log:             cfg.Logger,
 		metrics:         cfg.Metrics,
 		tracer:          cfg.Tracer,
@@ -335,11 +342,6 @@ func New(cfg Config) (*Kit, error) {
 	}
 	k.cop.SetDenyHandler(http.HandlerFunc(k.denyCrossOrigin))
 
-	if q, ok := cfg.Store.(RevokeQueue); ok {
-		k.queue = q
-	} else {
-		k.queue = &memQueue{}
-	}
 	if k.revokeTimeout <= 0 {
 		k.revokeTimeout = DefaultRevokeTimeout
 	}
@@ -347,9 +349,11 @@ func New(cfg Config) (*Kit, error) {
 		k.revokeConc = DefaultRevokeConcurrency
 	}
 	k.revokeSlots = make(chan struct{}, k.revokeConc)
-	if k.backoff == nil {
-		k.backoff = defaultBackoff
+	if k.backoff.Min <= 0 {
+		k.backoff = DefaultRevokeBackoff
 	}
+	k.backoff.Max = max(k.backoff.Max, k.backoff.Min)
+	k.poll = min(k.backoff.Min, idlePoll)
 	if k.log == nil {
 		k.log = slog.New(slog.DiscardHandler)
 	}
@@ -361,6 +365,11 @@ func New(cfg Config) (*Kit, error) {
 	}
 	if k.now == nil {
 		k.now = time.Now
+	}
+	if q, ok := cfg.Store.(RevokeQueue); ok {
+		k.queue = q
+	} else {
+		k.queue = NewMemoryQueue(k.now)
 	}
 	k.hostJS, k.hostJSTag = renderHostScript(k.platformOrigin, k.sessionPath, k.framePrefix)
 	return k, nil

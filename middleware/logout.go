@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"net/http"
 	"sync"
 	"time"
@@ -113,21 +112,25 @@ func (k *Kit) revokeKey(ctx context.Context, s SessionStore, key string) error {
 // deadline, and queues the ones that fail. It returns an error only when
 // queueing failed.
 func (k *Kit) revokeAll(ctx context.Context, ms []Minted) error {
-	ms = k.live(ms)
-	if len(ms) == 0 {
+	ds := make([]Deferred, 0, len(ms))
+	for _, m := range ms {
+		ds = append(ds, Deferred{Minted: m})
+	}
+	ds = k.live(ds)
+	if len(ds) == 0 {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), k.revokeTimeout)
 	defer cancel()
 	start := k.now()
-	failed := k.revokeBatch(ctx, ms)
+	failed := k.revokeBatch(ctx, ds)
 	k.log.LogAttrs(ctx, slog.LevelInfo, "embedkit: revoked the sessions of a host session",
-		slog.Int("revoked", len(ms)-len(failed)), slog.Int("queued", len(failed)),
+		slog.Int("revoked", len(ds)-len(failed)), slog.Int("queued", len(failed)),
 		slog.Duration("latency", k.now().Sub(start)))
 	if len(failed) == 0 {
 		return nil
 	}
-	if err := k.queue.Defer(ctx, failed); err != nil {
+	if err := k.requeue(ctx, failed); err != nil {
 		k.log.LogAttrs(ctx, slog.LevelError, "embedkit: could not queue failed revokes", slog.Int("count", len(failed)), slog.String("error", err.Error()))
 		return fmt.Errorf("middleware: queueing %d failed revokes: %w", len(failed), err)
 	}
@@ -139,33 +142,45 @@ func (k *Kit) revokeAll(ctx context.Context, ms []Minted) error {
 	return nil
 }
 
+// requeue counts one more failed attempt at each of ds and queues them,
+// due after Config.RevokeBackoff's wait for that attempt: the Kit is the
+// one owner of the schedule.
+func (k *Kit) requeue(ctx context.Context, ds []Deferred) error {
+	now := k.now()
+	for i := range ds {
+		ds[i].Attempts++
+		ds[i].Due = now.Add(k.backoff.Delay(ds[i].Attempts))
+	}
+	return k.queue.Defer(ctx, ds)
+}
+
 // live drops records past their ExpiresAt: nothing minted from them can
 // still be alive, so no revoke is needed.
-func (k *Kit) live(ms []Minted) []Minted {
+func (k *Kit) live(ds []Deferred) []Deferred {
 	now := k.now()
-	out := ms[:0:0]
-	for _, m := range ms {
-		if m.SessionID == "" {
+	out := ds[:0:0]
+	for _, d := range ds {
+		if d.SessionID == "" {
 			continue
 		}
-		if !m.ExpiresAt.IsZero() && !now.Before(m.ExpiresAt) {
+		if !d.ExpiresAt.IsZero() && !now.Before(d.ExpiresAt) {
 			k.metrics.Revoke(OutcomeExpired, 0)
 			continue
 		}
-		out = append(out, m)
+		out = append(out, d)
 	}
 	return out
 }
 
-// revokeBatch revokes ms concurrently and returns those that should be
+// revokeBatch revokes ds concurrently and returns those that should be
 // tried again.
-func (k *Kit) revokeBatch(ctx context.Context, ms []Minted) []Minted {
+func (k *Kit) revokeBatch(ctx context.Context, ds []Deferred) []Deferred {
 	var (
 		mu     sync.Mutex
-		failed []Minted
+		failed []Deferred
 		wg     sync.WaitGroup
 	)
-	for _, m := range ms {
+	for _, d := range ds {
 		// The slots are the Kit's, shared by every logout and the
 		// retrier, so a mass logout cannot open more connections to the
 		// platform than RevokeConcurrency. What finds no slot before the
@@ -174,15 +189,15 @@ func (k *Kit) revokeBatch(ctx context.Context, ms []Minted) []Minted {
 		case k.revokeSlots <- struct{}{}:
 		case <-ctx.Done():
 			mu.Lock()
-			failed = append(failed, m)
+			failed = append(failed, d)
 			mu.Unlock()
 			continue
 		}
 		wg.Go(func() {
 			defer func() { <-k.revokeSlots }()
-			if !k.revokeOne(ctx, m) {
+			if !k.revokeOne(ctx, d.Minted) {
 				mu.Lock()
-				failed = append(failed, m)
+				failed = append(failed, d)
 				mu.Unlock()
 			}
 		})
@@ -225,9 +240,10 @@ func (k *Kit) reportDepth(ctx context.Context) {
 	}
 }
 
-// FlushRevokes makes one attempt at every revoke queued now and returns
-// how many are still queued afterwards. Failures go back to the queue.
-// Run calls it; tests and shutdown code can call it directly.
+// FlushRevokes makes one attempt at every queued revoke that is due, and
+// returns how many are still queued afterwards (due later, or failed
+// again and rescheduled). Run calls it; tests and shutdown code can call
+// it directly.
 func (k *Kit) FlushRevokes(ctx context.Context) (pending int, err error) {
 	k.flushMu.Lock()
 	defer k.flushMu.Unlock()
@@ -235,7 +251,7 @@ func (k *Kit) FlushRevokes(ctx context.Context) (pending int, err error) {
 	if err != nil {
 		return 0, fmt.Errorf("middleware: reading the revoke queue: %w", err)
 	}
-	var failed []Minted
+	var failed []Deferred
 	var firstErr error
 	for taken := 0; taken < n; {
 		batch, err := k.queue.Due(ctx, min(retryBatch, n-taken))
@@ -256,7 +272,7 @@ func (k *Kit) FlushRevokes(ctx context.Context) (pending int, err error) {
 		cancel()
 	}
 	if len(failed) > 0 {
-		if err := k.queue.Defer(context.WithoutCancel(ctx), failed); err != nil && firstErr == nil {
+		if err := k.requeue(context.WithoutCancel(ctx), failed); err != nil && firstErr == nil {
 			firstErr = fmt.Errorf("middleware: re-queueing %d revokes: %w", len(failed), err)
 		}
 	}
@@ -268,11 +284,13 @@ func (k *Kit) FlushRevokes(ctx context.Context) (pending int, err error) {
 	return pending, firstErr
 }
 
-// Run retries queued revokes until ctx is cancelled, then returns nil. It
-// waits Config.RetryBackoff between passes that leave revokes queued,
-// wakes up soon after a logout queues new ones, and looks at an idle queue
-// once a minute (a shared queue may be filled by another process). Start
-// it once per process:
+// Run retries queued revokes until ctx is cancelled, then returns nil.
+// While the queue holds revokes it looks at it every RevokeBackoff.Min
+// (capped at a minute) and retries those that are due; each record's own
+// next attempt follows RevokeBackoff. It wakes up soon after a logout
+// queues new ones, and looks at an idle queue once a minute (a shared
+// queue may be filled by another process). A pass that cannot read the
+// queue is retried after a growing wait. Start it once per process:
 //
 //	go kit.Run(ctx)
 func (k *Kit) Run(ctx context.Context) error {
@@ -281,18 +299,16 @@ func (k *Kit) Run(ctx context.Context) error {
 	}
 	defer k.runMu.Unlock()
 	failures := 0
-	delay := k.backoff(1)
-	timer := time.NewTimer(delay)
+	timer := time.NewTimer(k.poll)
 	defer timer.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-k.wake:
-			if failures > 0 {
-				continue // the timer already waits out the backoff
+			if failures == 0 {
+				timer.Reset(k.poll)
 			}
-			timer.Reset(k.backoff(1))
 			continue
 		case <-timer.C:
 		}
@@ -301,59 +317,16 @@ func (k *Kit) Run(ctx context.Context) error {
 			return nil
 		}
 		switch {
-		case err != nil || pending > 0:
+		case err != nil:
 			failures++
-			if err != nil {
-				k.log.LogAttrs(ctx, slog.LevelWarn, "embedkit: revoke retry pass failed", slog.String("error", err.Error()))
-			}
-			timer.Reset(k.backoff(failures))
+			k.log.LogAttrs(ctx, slog.LevelWarn, "embedkit: revoke retry pass failed", slog.String("error", err.Error()))
+			timer.Reset(max(k.poll, k.backoff.Delay(failures)))
+		case pending > 0:
+			failures = 0
+			timer.Reset(k.poll)
 		default:
 			failures = 0
 			timer.Reset(idlePoll)
 		}
 	}
-}
-
-// defaultBackoff waits 2s, 4s, 8s … up to 5 minutes, with up to 20%
-// jitter so that many processes do not retry in step.
-func defaultBackoff(failures int) time.Duration {
-	const base, limit = 2 * time.Second, 5 * time.Minute
-	d := base
-	for i := 1; i < failures && d < limit; i++ {
-		d *= 2
-	}
-	d = min(d, limit)
-	return d - time.Duration(rand.Int64N(int64(d)/5+1))
-}
-
-// memQueue is the in-process RevokeQueue used when the store has none. It
-// is lost on restart.
-type memQueue struct {
-	mu sync.Mutex
-	ms []Minted
-}
-
-// Defer appends ms.
-func (q *memQueue) Defer(_ context.Context, ms []Minted) error {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	q.ms = append(q.ms, ms...)
-	return nil
-}
-
-// Due removes and returns up to n records, oldest first.
-func (q *memQueue) Due(_ context.Context, n int) ([]Minted, error) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	n = min(n, len(q.ms))
-	out := append([]Minted(nil), q.ms[:n]...)
-	q.ms = append(q.ms[:0:0], q.ms[n:]...)
-	return out, nil
-}
-
-// Pending reports the number of queued records.
-func (q *memQueue) Pending(context.Context) (int, error) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return len(q.ms), nil
 }

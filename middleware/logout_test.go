@@ -124,11 +124,13 @@ func TestLogoutPlatformDownQueuesAndRetries(t *testing.T) {
 	if n, _ := tk.queue.Pending(context.Background()); n != 3 {
 		t.Fatalf("%d revokes queued, want 3", n)
 	}
+	tk.now = tk.now.Add(DefaultRevokeBackoff.Ceiling(1)) // the queued revokes come due
 	if pending, err := tk.FlushRevokes(context.Background()); err != nil || pending != 3 {
 		t.Fatalf("flush while down: pending %d err %v", pending, err)
 	}
 
 	tk.platform.setRevokeErr(nil)
+	tk.now = tk.now.Add(DefaultRevokeBackoff.Ceiling(2))
 	if pending, err := tk.FlushRevokes(context.Background()); err != nil || pending != 0 {
 		t.Fatalf("flush after recovery: pending %d err %v", pending, err)
 	}
@@ -158,7 +160,8 @@ func TestQueuedRevokesExpire(t *testing.T) {
 
 func TestRunRetriesInTheBackground(t *testing.T) {
 	tk := newTestKit(t, func(c *Config) {
-		c.RetryBackoff = func(int) time.Duration { return time.Millisecond }
+		c.RevokeBackoff = embedkit.Backoff{Min: time.Millisecond, Max: time.Millisecond}
+		c.Now = time.Now // Run's retries come due on the real clock
 	})
 	ids := mintFor(t, tk, "ana", 2)
 	tk.platform.setRevokeErr(errors.New("connection refused"))
@@ -230,18 +233,62 @@ func TestRevokeStoreFailure(t *testing.T) {
 	}
 }
 
-func TestDefaultBackoff(t *testing.T) {
-	prev := time.Duration(0)
-	for i := 1; i <= 12; i++ {
-		d := defaultBackoff(i)
-		if d <= 0 || d > 5*time.Minute {
-			t.Fatalf("backoff(%d) = %v", i, d)
-		}
-		if i <= 6 && d < prev/2 {
-			t.Errorf("backoff(%d) = %v shrank from %v", i, d, prev)
-		}
-		prev = d
+// TestRevokeSchedule: the Kit owns the retry schedule. A failed revoke is
+// queued with its attempt count and a due time within RevokeBackoff's
+// ceiling for that attempt; a flush before then tries nothing; each
+// further failure counts one more attempt and waits longer.
+func TestRevokeSchedule(t *testing.T) {
+	backoff := embedkit.Backoff{Min: 10 * time.Second, Max: 40 * time.Second}
+	queue := NewMemoryQueue(nil)
+	tk := newTestKit(t, func(c *Config) {
+		c.RevokeBackoff = backoff
+		c.Store = queuedStore{SessionStore: c.Store, RevokeQueue: queue}
+	})
+	queue.now = func() time.Time { return tk.now }
+	mintFor(t, tk, "ana", 1)
+	tk.platform.setRevokeErr(errors.New("connection refused"))
+	if err := tk.RevokeViewer(context.Background(), (&Viewer{SessionKey: "hs-ana"}).Key()); err != nil {
+		t.Fatal(err)
 	}
+	for attempt := 1; attempt <= 4; attempt++ {
+		it := queue.order[0].d
+		if it.Attempts != attempt {
+			t.Fatalf("attempts %d, want %d", it.Attempts, attempt)
+		}
+		if wait := it.Due.Sub(tk.now); wait < 0 || wait > backoff.Ceiling(attempt) {
+			t.Fatalf("attempt %d due in %v, want within [0, %v]", attempt, wait, backoff.Ceiling(attempt))
+		}
+		before := tk.platform.revokeAttempts()
+		if it.Due.After(tk.now) {
+			if pending, err := tk.FlushRevokes(context.Background()); err != nil || pending != 1 {
+				t.Fatalf("flush before due: pending %d, %v", pending, err)
+			}
+			if tk.platform.revokeAttempts() != before {
+				t.Fatalf("a revoke not yet due was tried")
+			}
+		}
+		tk.now = it.Due
+		if pending, err := tk.FlushRevokes(context.Background()); err != nil || pending != 1 {
+			t.Fatalf("flush when due: pending %d, %v", pending, err)
+		}
+		if tk.platform.revokeAttempts() != before+1 {
+			t.Fatal("the due revoke was not tried exactly once")
+		}
+	}
+	tk.platform.setRevokeErr(nil)
+	tk.now = queue.order[0].d.Due
+	if pending, err := tk.FlushRevokes(context.Background()); err != nil || pending != 0 {
+		t.Fatalf("after recovery: pending %d, %v", pending, err)
+	}
+	if len(tk.platform.revokedIDs()) != 1 {
+		t.Errorf("revoked %d ids, want 1", len(tk.platform.revokedIDs()))
+	}
+}
+
+// queuedStore gives a store a RevokeQueue.
+type queuedStore struct {
+	SessionStore
+	RevokeQueue
 }
 
 // countingMetrics counts what the kit reports.

@@ -139,7 +139,7 @@ func newRelHost(t *testing.T, p *relPlatform, o relHostOptions) *relHost {
 		o.key = relAPIKey
 	}
 	if o.store == nil {
-		o.store = memstore.New(memstore.WithBackoff(time.Millisecond, 10*time.Millisecond))
+		o.store = memstore.New()
 	}
 	h := &relHost{logs: &relLogs{}}
 	h.transport = &http.Transport{MaxIdleConnsPerHost: 16, ResponseHeaderTimeout: 30 * time.Second}
@@ -163,7 +163,7 @@ func newRelHost(t *testing.T, p *relPlatform, o relHostOptions) *relHost {
 		Targets:       map[string]middleware.Target{"sales": {Kind: middleware.KindDashboard, PublicID: "sales-overview"}},
 		Logger:        logger,
 		RevokeTimeout: o.revokeTimeout,
-		RetryBackoff:  func(int) time.Duration { return 10 * time.Millisecond },
+		RevokeBackoff: embedkit.Backoff{Min: time.Millisecond, Max: 10 * time.Millisecond},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -514,12 +514,12 @@ func TestFaultLogoutWhilePlatformDown(t *testing.T) {
 	}{
 		{name: "memory store, platform answers 503, flushed", fault: emulator.Fault{Status: 503}, flush: true,
 			setup: func(t *testing.T) stores {
-				s := memstore.New(memstore.WithBackoff(time.Millisecond, 10*time.Millisecond))
+				s := memstore.New()
 				return stores{before: s, after: s}
 			}},
 		{name: "memory store, platform hangs, retried by Run", fault: emulator.Fault{Delay: 10 * time.Second},
 			setup: func(t *testing.T) stores {
-				s := memstore.New(memstore.WithBackoff(time.Millisecond, 10*time.Millisecond))
+				s := memstore.New()
 				return stores{before: s, after: s}
 			}},
 		{name: "Redis store, host restarted before the platform returned", fault: emulator.Fault{Status: 503},
@@ -530,8 +530,8 @@ func TestFaultLogoutWhilePlatformDown(t *testing.T) {
 				c2 := redis.NewClient(&redis.Options{Addr: c.Options().Addr})
 				t.Cleanup(func() { _ = c2.Close() })
 				return stores{
-					before:  redisstore.New(c, redisstore.WithPrefix(prefix), redisstore.WithBackoff(time.Millisecond, 10*time.Millisecond)),
-					after:   redisstore.New(c2, redisstore.WithPrefix(prefix), redisstore.WithBackoff(time.Millisecond, 10*time.Millisecond)),
+					before:  redisstore.New(c, redisstore.WithPrefix(prefix)),
+					after:   redisstore.New(c2, redisstore.WithPrefix(prefix)),
 					restart: true,
 				}
 			}},

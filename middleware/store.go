@@ -48,20 +48,36 @@ type SubjectIndex interface {
 	TakeSubject(ctx context.Context, subject string) ([]Minted, error)
 }
 
+// Deferred is a revoke waiting in a RevokeQueue: the record, how many
+// attempts at it failed, and when the next is due. The Kit owns the
+// schedule: it sets Attempts and Due (Config.RevokeBackoff). A store that
+// pushes a record out of a full key queues it with Attempts 0 and Due now.
+type Deferred struct {
+	Minted
+	Attempts int
+	Due      time.Time
+}
+
 // RevokeQueue is an optional SessionStore capability: keeping revokes
 // that failed so they are retried later, across process restarts when the
 // store is persistent. Without it the middleware keeps its own in-process
-// queue.
+// queue (a MemoryQueue). It is a plain queue ordered by due time; the Kit
+// decides the times.
 //
-//   - Defer adds records for a later attempt. Records past ExpiresAt need
-//     no revoke and may be dropped.
-//   - Due removes and returns up to n queued records whose time has come
-//     (the caller Defers again what still fails). Due on an empty queue
-//     returns no records and a nil error.
-//   - Pending reports how many records are queued.
+//   - Defer adds ds. A session id already queued is replaced, not queued
+//     twice. Records past ExpiresAt need no revoke and may be dropped. A
+//     record without a session id is an error, and then nothing is
+//     queued.
+//   - Due removes and returns up to n queued records whose Due has come by
+//     the store's clock, earliest first, dropping expired ones. Due on an
+//     empty queue, with nothing due, or with n below 1 returns no records
+//     and a nil error.
+//   - Pending reports how many live records are queued, due or not.
+//
+// storetest.Run checks the contract.
 type RevokeQueue interface {
-	Defer(ctx context.Context, ms []Minted) error
-	Due(ctx context.Context, n int) ([]Minted, error)
+	Defer(ctx context.Context, ds []Deferred) error
+	Due(ctx context.Context, n int) ([]Deferred, error)
 	Pending(ctx context.Context) (int, error)
 }
 

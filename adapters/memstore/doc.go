@@ -40,17 +40,12 @@
 //     every key, leaving other subjects' records in place. TakeSubject of a
 //     subject without records returns no records and a nil error. Subjects
 //     are compared exactly, as strings.
-//   - Defer queues records for a later revoke attempt. Defer of an expired
-//     record skips it. Defer of an id already queued reschedules it. The
-//     wait before a record is due starts at DefaultBackoff and doubles with
-//     each Defer of the same id, up to DefaultMaxBackoff (WithBackoff). An
-//     id Due handed out is remembered for one maximum backoff only: a
-//     Defer of it after that starts from DefaultBackoff again, and a
-//     revoked id costs no memory after that.
-//   - Due removes and returns up to n queued records whose time has come,
-//     earliest first. Due on an empty queue returns no records and a nil
-//     error, as does Due with n below 1. Records that expired while queued
-//     are dropped, never returned.
+//   - Defer, Due and Pending are the revoke queue, a
+//     middleware.MemoryQueue: a plain queue ordered by due time, whose
+//     schedule the middleware's Kit owns (Config.RevokeBackoff). Defer of
+//     an expired record skips it; Defer of an id already queued replaces
+//     it. Due removes and returns up to n records whose due time has
+//     come, earliest first, dropping those that expired while queued.
 //   - Pending reports how many live records are queued.
 //
 // # Concurrency

@@ -50,21 +50,23 @@ func ExampleStore_TakeSubject() {
 func ExampleStore_Due() {
 	ctx := context.Background()
 	now := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
-	store := memstore.New(
-		memstore.WithClock(func() time.Time { return now }),
-		memstore.WithBackoff(10*time.Second, time.Minute),
-	)
+	store := memstore.New(memstore.WithClock(func() time.Time { return now }))
 
-	// A revoke failed at logout: queue it.
-	failed := []middleware.Minted{{SessionID: "sess-1", Subject: "alice", ExpiresAt: now.Add(24 * time.Hour)}}
+	// A revoke failed at logout: the middleware queues it, due after its
+	// backoff (here 10 s, its first attempt having failed).
+	failed := []middleware.Deferred{{
+		Minted:   middleware.Minted{SessionID: "sess-1", Subject: "alice", ExpiresAt: now.Add(24 * time.Hour)},
+		Attempts: 1,
+		Due:      now.Add(10 * time.Second),
+	}}
 	_ = store.Defer(ctx, failed)
 
-	ms, _ := store.Due(ctx, 100)
-	fmt.Println("due at once:", len(ms))
+	ds, _ := store.Due(ctx, 100)
+	fmt.Println("due at once:", len(ds))
 	now = now.Add(10 * time.Second)
-	ms, _ = store.Due(ctx, 100)
-	fmt.Println("due after the backoff:", len(ms))
+	ds, _ = store.Due(ctx, 100)
+	fmt.Println("due after the backoff:", len(ds), "attempts so far:", ds[0].Attempts)
 	// Output:
 	// due at once: 0
-	// due after the backoff: 1
+	// due after the backoff: 1 attempts so far: 1
 }

@@ -15,10 +15,6 @@ const (
 	// DefaultCleanupInterval is how often expired keys are swept unless
 	// WithCleanupInterval says otherwise.
 	DefaultCleanupInterval = time.Minute
-	// DefaultBackoff and DefaultMaxBackoff bound the wait before a deferred
-	// revoke is due again unless WithBackoff says otherwise.
-	DefaultBackoff    = 5 * time.Second
-	DefaultMaxBackoff = 10 * time.Minute
 )
 
 // minCleanupInterval keeps the sweep from spinning; it is also the least
@@ -29,11 +25,9 @@ const minCleanupInterval = time.Second
 type Option func(*config)
 
 type config struct {
-	maxPerKey  int
-	cleanup    time.Duration
-	now        func() time.Time
-	backoff    time.Duration
-	maxBackoff time.Duration
+	maxPerKey int
+	cleanup   time.Duration
+	now       func() time.Time
 }
 
 // WithMaxPerKey bounds the records kept under one key to n. When a key is
@@ -57,8 +51,8 @@ func WithCleanupInterval(d time.Duration) Option {
 	}
 }
 
-// WithClock sets the clock the store compares ExpiresAt with and schedules
-// deferred revokes by. The default is time.Now. The sweep of expired keys
+// WithClock sets the clock the store compares ExpiresAt and the revoke
+// queue's due times with. The default is time.Now. The sweep of expired keys
 // runs on the real clock whatever the option.
 func WithClock(now func() time.Time) Option {
 	return func(c *config) {
@@ -68,41 +62,14 @@ func WithClock(now func() time.Time) Option {
 	}
 }
 
-// WithBackoff sets the wait before a deferred revoke is due: first after the
-// first Defer of a session id, doubling at each further Defer of the same
-// id, never more than limit. Non-positive values leave the defaults,
-// DefaultBackoff and DefaultMaxBackoff; limit is raised to first when lower.
-func WithBackoff(first, limit time.Duration) Option {
-	return func(c *config) {
-		if first > 0 {
-			c.backoff = first
-		}
-		if limit > 0 {
-			c.maxBackoff = limit
-		}
-		c.maxBackoff = max(c.maxBackoff, c.backoff)
-	}
-}
-
 func newConfig(opts []Option) config {
 	c := config{
-		maxPerKey:  DefaultMaxPerKey,
-		cleanup:    DefaultCleanupInterval,
-		now:        time.Now,
-		backoff:    DefaultBackoff,
-		maxBackoff: DefaultMaxBackoff,
+		maxPerKey: DefaultMaxPerKey,
+		cleanup:   DefaultCleanupInterval,
+		now:       time.Now,
 	}
 	for _, o := range opts {
 		o(&c)
 	}
 	return c
-}
-
-// backoffFor returns the wait before attempt number attempt (from 1).
-func backoffFor(first, limit time.Duration, attempt int) time.Duration {
-	d := first
-	for i := 1; i < attempt && d < limit; i++ {
-		d *= 2
-	}
-	return min(d, limit)
 }

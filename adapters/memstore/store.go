@@ -16,7 +16,7 @@ import (
 // rarely wait for each other.
 const stripes = 64
 
-// errEmptyID is returned by Add and Defer for a record without a session id.
+// errEmptyID is returned by Add for a record without a session id.
 var errEmptyID = errors.New("memstore: record has no session id")
 
 // Store keeps minted session ids in memory. It implements
@@ -31,7 +31,9 @@ type Store struct {
 	grace     time.Duration
 	now       func() time.Time
 	index     *subjectIndex
-	queue     revokeQueue
+	// The revoke queue: a plain queue by due time, whose schedule the
+	// middleware's Kit owns.
+	*middleware.MemoryQueue
 }
 
 // paddedMutex fills a cache line so that neighbouring stripes do not share
@@ -58,7 +60,7 @@ func New(opts ...Option) *Store {
 		now:       c.now,
 	}
 	s.index = newSubjectIndex(s.seed, s.cache)
-	s.queue.init(c)
+	s.MemoryQueue = middleware.NewMemoryQueue(c.now)
 	// The callback reaches only the index, which reaches only the inner
 	// cache: were it to reach the Store or the *cache.Cache wrapper, the
 	// sweeper goroutine would keep the wrapper reachable, and its finalizer,
@@ -71,7 +73,7 @@ func New(opts ...Option) *Store {
 // kept; Add returns nil for it. A record with the session id of one already
 // under key replaces it. When key already holds the maximum number of
 // records (WithMaxPerKey), the record that expires first leaves the key
-// and goes to the store's revoke queue (see Defer), so the retrier of the
+// and goes to the store's revoke queue, due at once, so the retrier of the
 // middleware revokes it instead of letting a session that logout can no
 // longer find live on. A record without a session id is an error. ctx is
 // not used.
@@ -95,7 +97,7 @@ func (s *Store) Add(ctx context.Context, key string, m middleware.Minted) error 
 		}
 	}
 	recs = append(recs, rec{id: m.SessionID, subject: m.Subject, exp: exp})
-	var evicted []middleware.Minted
+	var evicted []middleware.Deferred
 	for len(recs) > s.maxPerKey {
 		oldest := 0
 		for i, r := range recs {
@@ -103,12 +105,12 @@ func (s *Store) Add(ctx context.Context, key string, m middleware.Minted) error 
 				oldest = i
 			}
 		}
-		evicted = append(evicted, recs[oldest].minted())
+		evicted = append(evicted, middleware.Deferred{Minted: recs[oldest].minted(), Due: time.Unix(0, now)})
 		recs = append(recs[:oldest], recs[oldest+1:]...)
 	}
 	s.save(key, old, recs, now)
 	if len(evicted) > 0 {
-		return s.Defer(ctx, evicted)
+		return s.MemoryQueue.Defer(ctx, evicted)
 	}
 	return nil
 }

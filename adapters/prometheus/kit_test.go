@@ -97,6 +97,8 @@ func TestKitReportsToMetrics(t *testing.T) {
 		Targets:     map[string]middleware.Target{"sales": {Kind: middleware.KindDashboard, PublicID: "dash-sales"}},
 		Metrics:     metrics,
 		Now:         (&stepClock{}).Now,
+		// A queued revoke is due within a millisecond: one clock step.
+		RevokeBackoff: embedkit.Backoff{Min: time.Millisecond, Max: time.Millisecond},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -57,16 +57,17 @@
 //     error. Subjects are compared exactly, as strings. On an error it
 //     returns the records it had already removed along with the error, so
 //     that the caller can still revoke them.
-//   - Defer queues records for a later revoke attempt. Defer of an expired
-//     record skips it. Defer of an id already queued reschedules it. The
-//     wait before a record is due starts at DefaultBackoff and doubles with
-//     each Defer of the same id, up to DefaultMaxBackoff (WithBackoff).
-//     The queue lives in Redis: revokes deferred before a restart are due
-//     after it, from any Store with the same prefix.
-//   - Due removes and returns up to n queued records whose time has come,
-//     earliest first. Due on an empty queue returns no records and a nil
-//     error, as does Due with n below 1. Records that expired while queued
-//     are dropped, never returned.
+//   - Defer queues records for a later revoke attempt, each due at its
+//     Due with its attempt count: a plain queue by due time, whose
+//     schedule the middleware's Kit owns (Config.RevokeBackoff). Defer of
+//     an expired record skips it; Defer of an id already queued replaces
+//     it. The queue lives in Redis: revokes deferred before a restart are
+//     due after it, from any Store with the same prefix.
+//   - Due removes and returns up to n queued records whose due time has
+//     come, earliest first, with their attempt counts, and forgets them.
+//     Due on an empty queue returns no records and a nil error, as does
+//     Due with n below 1. Records that expired while queued are dropped,
+//     never returned.
 //   - Pending reports how many live records are queued.
 //
 // # Atomicity

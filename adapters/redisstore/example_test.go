@@ -41,15 +41,19 @@ func ExampleStore_Due() {
 	store := redisstore.New(client)
 
 	// After a restart, the revokes that failed before it are still queued:
-	// retry those whose time has come, and queue again what still fails.
-	ms, err := store.Due(ctx, 100)
+	// retry those whose time has come, and queue again what still fails,
+	// one attempt more and due after a longer wait. (The middleware's
+	// Kit.Run does this; the schedule is the Kit's.)
+	ds, err := store.Due(ctx, 100)
 	if err != nil {
 		log.Fatal(err)
 	}
-	var failed []middleware.Minted
-	for _, m := range ms {
-		if err := revoke(ctx, m.SessionID); err != nil {
-			failed = append(failed, m)
+	var failed []middleware.Deferred
+	for _, d := range ds {
+		if err := revoke(ctx, d.SessionID); err != nil {
+			d.Attempts++
+			d.Due = time.Now().Add(middleware.DefaultRevokeBackoff.Delay(d.Attempts))
+			failed = append(failed, d)
 		}
 	}
 	if err := store.Defer(ctx, failed); err != nil {

@@ -15,21 +15,15 @@ const (
 	// (an open dashboard does not die under a heavy user), it bounds what
 	// a scripted client makes the store hold.
 	DefaultMaxPerKey = 1024
-	// DefaultBackoff and DefaultMaxBackoff bound the wait before a deferred
-	// revoke is due again unless WithBackoff says otherwise.
-	DefaultBackoff    = 5 * time.Second
-	DefaultMaxBackoff = 10 * time.Minute
 )
 
 // Option configures a Store.
 type Option func(*config)
 
 type config struct {
-	prefix     string
-	maxPerKey  int
-	now        func() time.Time
-	backoff    time.Duration
-	maxBackoff time.Duration
+	prefix    string
+	maxPerKey int
+	now       func() time.Time
 }
 
 // WithPrefix sets the string that starts the name of every Redis key the
@@ -56,8 +50,8 @@ func WithMaxPerKey(n int) Option {
 	}
 }
 
-// WithClock sets the clock the store compares ExpiresAt with and schedules
-// deferred revokes by. The default is time.Now. Redis drops expired keys
+// WithClock sets the clock the store compares ExpiresAt and the revoke
+// queue's due times with. The default is time.Now. Redis drops expired keys
 // by its own clock.
 func WithClock(now func() time.Time) Option {
 	return func(c *config) {
@@ -67,30 +61,11 @@ func WithClock(now func() time.Time) Option {
 	}
 }
 
-// WithBackoff sets the wait before a deferred revoke is due: first after the
-// first Defer of a session id, doubling at each further Defer of the same
-// id, never more than limit. Waits are kept in whole milliseconds.
-// Non-positive values leave the defaults, DefaultBackoff and
-// DefaultMaxBackoff; limit is raised to first when lower.
-func WithBackoff(first, limit time.Duration) Option {
-	return func(c *config) {
-		if first > 0 {
-			c.backoff = first
-		}
-		if limit > 0 {
-			c.maxBackoff = limit
-		}
-		c.maxBackoff = max(c.maxBackoff, c.backoff)
-	}
-}
-
 func newConfig(opts []Option) config {
 	c := config{
-		prefix:     DefaultPrefix,
-		maxPerKey:  DefaultMaxPerKey,
-		now:        time.Now,
-		backoff:    DefaultBackoff,
-		maxBackoff: DefaultMaxBackoff,
+		prefix:    DefaultPrefix,
+		maxPerKey: DefaultMaxPerKey,
+		now:       time.Now,
 	}
 	for _, o := range opts {
 		o(&c)

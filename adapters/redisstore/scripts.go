@@ -110,14 +110,20 @@ return out
 // queuePrelude is shared by the revoke queue scripts. The queue is three
 // keys in one hash slot:
 //
-//	KEYS[1]  due: sorted set of session ids scored by next attempt time
+//	KEYS[1]  due: sorted set of session ids scored by due time
 //	KEYS[2]  rec: hash session id -> "<expiry> <attempts> <subject>"
 //	KEYS[3]  exp: sorted set of session ids scored by expiry
 //
-// An id stays in rec and exp after Due hands it out, until it expires, so
-// that a further Defer of it knows how many attempts were made. prune
-// forgets expired ids; expire makes the keys expire with the last id.
+// The schedule is the caller's: Defer passes each record's due time and
+// attempt count, and Due hands records back with them and forgets them.
+// remove forgets one id; prune forgets expired ids; expire makes the keys
+// expire with the last id.
 const queuePrelude = `
+local function remove(id)
+  redis.call('ZREM', KEYS[1], id)
+  redis.call('HDEL', KEYS[2], id)
+  redis.call('ZREM', KEYS[3], id)
+end
 local function prune(now, limit)
   local gone
   if limit then
@@ -126,9 +132,7 @@ local function prune(now, limit)
     gone = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now)
   end
   for _, id in ipairs(gone) do
-    redis.call('ZREM', KEYS[1], id)
-    redis.call('HDEL', KEYS[2], id)
-    redis.call('ZREM', KEYS[3], id)
+    remove(id)
   end
 end
 local function expire()
@@ -141,34 +145,18 @@ local function expire()
 end
 `
 
-// deferScript queues records.
+// deferScript queues records, replacing a queued record of the same id.
 //
-//	ARGV  now, first backoff, backoff limit, then per record: session id,
-//	      expiry, subject
+//	ARGV  now, then per record: session id, expiry, due, attempts, subject
 var deferScript = redis.NewScript(queuePrelude + `
 local now = tonumber(ARGV[1])
-local first = tonumber(ARGV[2])
-local limit = tonumber(ARGV[3])
 prune(now, 1000)
-for i = 4, #ARGV, 3 do
+for i = 2, #ARGV, 5 do
   local id = ARGV[i]
   local exp = tonumber(ARGV[i + 1])
   if exp > now then
-    local attempts = 1
-    local prev = redis.call('HGET', KEYS[2], id)
-    if prev then
-      local s1 = string.find(prev, ' ', 1, true)
-      local s2 = string.find(prev, ' ', s1 + 1, true)
-      attempts = tonumber(string.sub(prev, s1 + 1, s2 - 1)) + 1
-    end
-    local wait = first
-    for _ = 2, attempts do
-      if wait >= limit then break end
-      wait = wait * 2
-    end
-    if wait > limit then wait = limit end
-    redis.call('ZADD', KEYS[1], now + wait, id)
-    redis.call('HSET', KEYS[2], id, ARGV[i + 1] .. ' ' .. attempts .. ' ' .. ARGV[i + 2])
+    redis.call('ZADD', KEYS[1], tonumber(ARGV[i + 2]), id)
+    redis.call('HSET', KEYS[2], id, ARGV[i + 1] .. ' ' .. ARGV[i + 3] .. ' ' .. ARGV[i + 4])
     redis.call('ZADD', KEYS[3], exp, id)
   end
 end
@@ -176,23 +164,25 @@ expire()
 return 1
 `)
 
-// dueScript removes and returns up to n due records as session id, value
-// pairs, earliest first.
+// dueScript removes and returns up to n due records as session id, value,
+// due time triples, earliest first.
 //
 //	ARGV  now, n
 var dueScript = redis.NewScript(queuePrelude + `
 local now = tonumber(ARGV[1])
 prune(now, 1000)
-local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[2]))
 local out = {}
-for _, id in ipairs(ids) do
-  redis.call('ZREM', KEYS[1], id)
+for i = 1, #due, 2 do
+  local id = due[i]
   local v = redis.call('HGET', KEYS[2], id)
+  remove(id)
   if v then
     local e = tonumber(string.sub(v, 1, string.find(v, ' ', 1, true) - 1))
     if e > now then
       out[#out + 1] = id
       out[#out + 1] = v
+      out[#out + 1] = due[i + 1]
     end
   end
 end

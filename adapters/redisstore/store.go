@@ -29,13 +29,11 @@ var (
 // use, and any number of Stores with the same prefix, in any number of
 // processes, share the same records.
 type Store struct {
-	client     redis.UniversalClient
-	prefix     string
-	maxPerKey  int
-	now        func() time.Time
-	backoff    int64 // ms
-	maxBackoff int64 // ms
-	queueKeys  []string
+	client    redis.UniversalClient
+	prefix    string
+	maxPerKey int
+	now       func() time.Time
+	queueKeys []string
 }
 
 var (
@@ -52,13 +50,11 @@ func New(client redis.UniversalClient, opts ...Option) *Store {
 	// one slot, as its scripts require.
 	q := c.prefix + "{revoke}:"
 	return &Store{
-		client:     client,
-		prefix:     c.prefix,
-		maxPerKey:  c.maxPerKey,
-		now:        c.now,
-		backoff:    max(1, c.backoff.Milliseconds()),
-		maxBackoff: max(1, c.maxBackoff.Milliseconds()),
-		queueKeys:  []string{q + "due", q + "rec", q + "exp"},
+		client:    client,
+		prefix:    c.prefix,
+		maxPerKey: c.maxPerKey,
+		now:       c.now,
+		queueKeys: []string{q + "due", q + "rec", q + "exp"},
 	}
 }
 
@@ -131,7 +127,11 @@ func (s *Store) Add(ctx context.Context, key string, m middleware.Minted) error 
 	if err != nil {
 		return fmt.Errorf("redisstore: add: %w", err)
 	}
-	return s.Defer(ctx, evicted)
+	ds := make([]middleware.Deferred, len(evicted))
+	for i, m := range evicted {
+		ds[i] = middleware.Deferred{Minted: m, Due: time.UnixMilli(now)}
+	}
+	return s.Defer(ctx, ds)
 }
 
 // script queues sc on p, by digest or with its source when eval is set,
@@ -205,23 +205,23 @@ func (s *Store) TakeSubject(ctx context.Context, subject string) ([]middleware.M
 	return out, nil
 }
 
-// Defer queues ms for a later attempt. A record whose ExpiresAt has passed
-// is not queued. The first Defer of a session id makes it due after the
-// backoff (WithBackoff); each further Defer of the same id before it
-// expires doubles the wait, up to the limit. Deferring an id that is
-// already queued reschedules it rather than queueing it twice. A record
-// without a session id is an error, and then nothing is queued.
-func (s *Store) Defer(ctx context.Context, ms []middleware.Minted) error {
-	if len(ms) == 0 {
+// Defer queues ds for a later revoke attempt, each due at its Due and
+// carrying its attempt count; the schedule is the caller's (the
+// middleware's Kit). A record whose ExpiresAt has passed is not queued. A
+// session id already queued is replaced rather than queued twice. A
+// record without a session id is an error, and then nothing is queued.
+// Times are kept in whole milliseconds.
+func (s *Store) Defer(ctx context.Context, ds []middleware.Deferred) error {
+	if len(ds) == 0 {
 		return nil
 	}
-	args := make([]any, 0, 3+3*len(ms))
-	args = append(args, s.now().UnixMilli(), s.backoff, s.maxBackoff)
-	for _, m := range ms {
-		if m.SessionID == "" {
+	args := make([]any, 0, 1+5*len(ds))
+	args = append(args, s.now().UnixMilli())
+	for _, d := range ds {
+		if d.SessionID == "" {
 			return errEmptyID
 		}
-		args = append(args, m.SessionID, m.ExpiresAt.UnixMilli(), m.Subject)
+		args = append(args, d.SessionID, d.ExpiresAt.UnixMilli(), d.Due.UnixMilli(), d.Attempts, d.Subject)
 	}
 	if err := deferScript.Run(ctx, s.client, s.queueKeys, args...).Err(); err != nil {
 		return fmt.Errorf("redisstore: defer: %w", err)
@@ -229,25 +229,26 @@ func (s *Store) Defer(ctx context.Context, ms []middleware.Minted) error {
 	return nil
 }
 
-// Due removes and returns up to n queued records whose next attempt time
-// has come, earliest first. Records that expired while queued are dropped,
-// not returned. Due on an empty queue, or with nothing due yet, returns no
-// records and a nil error; so does Due with n below 1.
-func (s *Store) Due(ctx context.Context, n int) ([]middleware.Minted, error) {
+// Due removes and returns up to n queued records whose due time has come
+// by the store's clock, earliest first, with their attempt counts.
+// Records that expired while queued are dropped, not returned. Due on an
+// empty queue, or with nothing due yet, returns no records and a nil
+// error; so does Due with n below 1.
+func (s *Store) Due(ctx context.Context, n int) ([]middleware.Deferred, error) {
 	if n < 1 {
 		return nil, nil
 	}
-	pairs, err := dueScript.Run(ctx, s.client, s.queueKeys, s.now().UnixMilli(), n).StringSlice()
+	vals, err := dueScript.Run(ctx, s.client, s.queueKeys, s.now().UnixMilli(), n).StringSlice()
 	if err != nil {
 		return nil, fmt.Errorf("redisstore: due: %w", err)
 	}
-	out := make([]middleware.Minted, 0, len(pairs)/2)
-	for i := 0; i+1 < len(pairs); i += 2 {
-		m, err := parseQueued(pairs[i], pairs[i+1])
+	out := make([]middleware.Deferred, 0, len(vals)/3)
+	for i := 0; i+2 < len(vals); i += 3 {
+		d, err := parseQueued(vals[i], vals[i+1], vals[i+2])
 		if err != nil {
 			return nil, fmt.Errorf("redisstore: due: %w", err)
 		}
-		out = append(out, m)
+		out = append(out, d)
 	}
 	if len(out) == 0 {
 		return nil, nil
@@ -277,17 +278,31 @@ func parseRecord(id, v string) (middleware.Minted, error) {
 	return middleware.Minted{SessionID: id, Subject: subject, ExpiresAt: time.UnixMilli(exp)}, nil
 }
 
-// parseQueued decodes a queue entry: value "<expiry> <attempts> <subject>".
-func parseQueued(id, v string) (middleware.Minted, error) {
+// parseQueued decodes a queue entry: value "<expiry> <attempts>
+// <subject>" and the due time in Unix milliseconds.
+func parseQueued(id, v, due string) (middleware.Deferred, error) {
 	e, rest, ok := strings.Cut(v, " ")
 	if !ok {
-		return middleware.Minted{}, errMalformed
+		return middleware.Deferred{}, errMalformed
 	}
-	_, subject, ok := strings.Cut(rest, " ")
+	a, subject, ok := strings.Cut(rest, " ")
 	if !ok {
-		return middleware.Minted{}, errMalformed
+		return middleware.Deferred{}, errMalformed
 	}
-	return parseRecord(id, e+" "+subject)
+	attempts, err := strconv.Atoi(a)
+	if err != nil {
+		return middleware.Deferred{}, errMalformed
+	}
+	// Redis hands scores back as floats; due times are whole milliseconds.
+	dueMs, err := strconv.ParseFloat(due, 64)
+	if err != nil {
+		return middleware.Deferred{}, errMalformed
+	}
+	m, err := parseRecord(id, e+" "+subject)
+	if err != nil {
+		return middleware.Deferred{}, err
+	}
+	return middleware.Deferred{Minted: m, Attempts: attempts, Due: time.UnixMilli(int64(dueMs))}, nil
 }
 
 // parsePairs decodes session id, value pairs of records hash entries.

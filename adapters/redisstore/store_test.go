@@ -16,16 +16,21 @@ import (
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) middleware.SessionStore {
 		c := newClient(t)
-		return New(c, WithPrefix(newPrefix(t, c)), WithBackoff(time.Millisecond, time.Millisecond))
+		return New(c, WithPrefix(newPrefix(t, c)))
 	})
 	storetest.RunBounded(t, func(t *testing.T, maxPerKey int) middleware.SessionStore {
 		c := newClient(t)
-		return New(c, WithPrefix(newPrefix(t, c)), WithMaxPerKey(maxPerKey), WithBackoff(time.Millisecond, time.Millisecond))
+		return New(c, WithPrefix(newPrefix(t, c)), WithMaxPerKey(maxPerKey))
 	})
 }
 
 func minted(id, subject string, exp time.Time) middleware.Minted {
 	return middleware.Minted{SessionID: id, Subject: subject, ExpiresAt: exp}
+}
+
+// deferred queues m after attempts failed attempts, due at due.
+func deferred(m middleware.Minted, attempts int, due time.Time) middleware.Deferred {
+	return middleware.Deferred{Minted: m, Attempts: attempts, Due: due}
 }
 
 func ids(ms []middleware.Minted) []string {
@@ -117,7 +122,7 @@ func TestKeysExpireWithTheirLastRecord(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := s.Defer(ctx, []middleware.Minted{minted("q", "alice", last), minted("r", "alice", now.Add(time.Hour))}); err != nil {
+	if err := s.Defer(ctx, []middleware.Deferred{deferred(minted("q", "alice", last), 1, now), deferred(minted("r", "alice", now.Add(time.Hour)), 1, now)}); err != nil {
 		t.Fatal(err)
 	}
 	keys := keysUnder(t, c, prefix)
@@ -174,9 +179,10 @@ func TestRevokeQueueSurvivesRestart(t *testing.T) {
 	prefix := newPrefix(t, newClient(t))
 	clock := newFakeClock()
 	firstClient := redis.NewClient(&redis.Options{Addr: redisAddr(t)})
-	first := New(firstClient, WithPrefix(prefix), WithClock(clock.Now), WithBackoff(time.Minute, time.Hour))
-	ms := []middleware.Minted{minted("r-1", "alice", clock.Now().Add(time.Hour)), minted("r-2", "bob smith", clock.Now().Add(time.Hour))}
-	if err := first.Defer(ctx, ms); err != nil {
+	first := New(firstClient, WithPrefix(prefix), WithClock(clock.Now))
+	exp, due := clock.Now().Add(time.Hour), clock.Now().Add(time.Minute)
+	ds := []middleware.Deferred{deferred(minted("r-1", "alice", exp), 1, due), deferred(minted("r-2", "bob smith", exp), 3, due)}
+	if err := first.Defer(ctx, ds); err != nil {
 		t.Fatal(err)
 	}
 	if err := firstClient.Close(); err != nil {
@@ -184,7 +190,7 @@ func TestRevokeQueueSurvivesRestart(t *testing.T) {
 	}
 
 	clock.Advance(time.Minute)
-	second := New(newClient(t), WithPrefix(prefix), WithClock(clock.Now), WithBackoff(time.Minute, time.Hour))
+	second := New(newClient(t), WithPrefix(prefix), WithClock(clock.Now))
 	if n, err := second.Pending(ctx); err != nil || n != 2 {
 		t.Fatalf("Pending after restart = %d, %v; want 2, nil", n, err)
 	}
@@ -192,13 +198,14 @@ func TestRevokeQueueSurvivesRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g := ids(got); !slices.Equal(g, []string{"r-1", "r-2"}) {
-		t.Errorf("Due after restart = %v, want [r-1 r-2]", g)
+	if len(got) != 2 {
+		t.Fatalf("Due after restart returned %d records, want 2", len(got))
 	}
-	want := map[string]string{"r-1": "alice", "r-2": "bob smith"}
-	for _, m := range got {
-		if m.Subject != want[m.SessionID] || !m.ExpiresAt.Equal(clock.Now().Add(-time.Minute).Add(time.Hour)) {
-			t.Errorf("record %s came back as %q, %v", m.SessionID, m.Subject, m.ExpiresAt)
+	want := map[string]middleware.Deferred{"r-1": ds[0], "r-2": ds[1]}
+	for _, d := range got {
+		w := want[d.SessionID]
+		if d.Subject != w.Subject || !d.ExpiresAt.Equal(exp) || d.Attempts != w.Attempts || !d.Due.Equal(due) {
+			t.Errorf("record %s came back as %q, expiry %v, %d attempts, due %v", d.SessionID, d.Subject, d.ExpiresAt, d.Attempts, d.Due)
 		}
 	}
 }
@@ -216,132 +223,6 @@ func TestSessionsSurviveRestart(t *testing.T) {
 	}
 	if g := ids(got); !slices.Equal(g, []string{"a"}) {
 		t.Errorf("TakeSubject from a new Store = %v, want [a]", g)
-	}
-}
-
-func TestRevokeQueueBackoff(t *testing.T) {
-	type step struct {
-		advance   time.Duration
-		deferIDs  []string
-		deferExp  time.Duration // from the start
-		due       int
-		wantDue   []string
-		wantCount int
-	}
-	day := 24 * time.Hour
-	tests := []struct {
-		name  string
-		steps []step
-	}{
-		{
-			name: "a deferred record is due after the first backoff",
-			steps: []step{
-				{deferIDs: []string{"a"}, deferExp: day, due: 10, wantDue: []string{}, wantCount: 1},
-				{advance: 9 * time.Second, due: 10, wantDue: []string{}, wantCount: 1},
-				{advance: time.Second, due: 10, wantDue: []string{"a"}, wantCount: 0},
-			},
-		},
-		{
-			name: "each further defer of an id doubles the wait, up to the limit",
-			steps: []step{
-				{deferIDs: []string{"a"}, deferExp: day, wantCount: 1},
-				{advance: 10 * time.Second, due: 10, wantDue: []string{"a"}},
-				{deferIDs: []string{"a"}, deferExp: day, wantCount: 1},
-				{advance: 19 * time.Second, due: 10, wantDue: []string{}, wantCount: 1},
-				{advance: time.Second, due: 10, wantDue: []string{"a"}},
-				{deferIDs: []string{"a"}, deferExp: day, wantCount: 1},
-				{advance: 40 * time.Second, due: 10, wantDue: []string{"a"}},
-				{deferIDs: []string{"a"}, deferExp: day, wantCount: 1},
-				{advance: 59 * time.Second, due: 10, wantDue: []string{}, wantCount: 1},
-				{advance: time.Second, due: 10, wantDue: []string{"a"}},
-			},
-		},
-		{
-			name: "defer of a queued id reschedules it once",
-			steps: []step{
-				{deferIDs: []string{"a", "a"}, deferExp: day, wantCount: 1},
-				{advance: 10 * time.Second, due: 10, wantDue: []string{}, wantCount: 1},
-				{advance: 10 * time.Second, due: 10, wantDue: []string{"a"}},
-			},
-		},
-		{
-			name: "due returns at most n, earliest first",
-			steps: []step{
-				{deferIDs: []string{"a"}, deferExp: day, wantCount: 1},
-				{advance: time.Second, deferIDs: []string{"b"}, deferExp: day, wantCount: 2},
-				{advance: time.Second, deferIDs: []string{"c"}, deferExp: day, wantCount: 3},
-				{advance: time.Minute, due: 2, wantDue: []string{"a", "b"}, wantCount: 1},
-				{due: 2, wantDue: []string{"c"}},
-			},
-		},
-		{
-			name: "records that expire while queued are dropped",
-			steps: []step{
-				{deferIDs: []string{"a"}, deferExp: 5 * time.Second, wantCount: 1},
-				{deferIDs: []string{"b"}, deferExp: day, wantCount: 2},
-				{advance: 10 * time.Second, due: 10, wantDue: []string{"b"}},
-			},
-		},
-		{
-			name: "an expired id starts its backoff afresh",
-			steps: []step{
-				{deferIDs: []string{"a"}, deferExp: 15 * time.Second, wantCount: 1},
-				{advance: 10 * time.Second, due: 10, wantDue: []string{"a"}},
-				{advance: 2 * time.Minute, deferIDs: []string{"a"}, deferExp: day, wantCount: 1},
-				{advance: 10 * time.Second, due: 10, wantDue: []string{"a"}},
-			},
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			ctx := t.Context()
-			s, _, clock, _ := newTestStore(t, WithBackoff(10*time.Second, time.Minute))
-			start := clock.Now()
-			for i, st := range tt.steps {
-				clock.Advance(st.advance)
-				if st.deferIDs != nil {
-					var ms []middleware.Minted
-					for _, id := range st.deferIDs {
-						ms = append(ms, minted(id, "alice", start.Add(st.deferExp)))
-					}
-					if err := s.Defer(ctx, ms); err != nil {
-						t.Fatalf("step %d: Defer: %v", i+1, err)
-					}
-				}
-				if st.wantDue != nil {
-					got, err := s.Due(ctx, st.due)
-					if err != nil {
-						t.Fatalf("step %d: Due: %v", i+1, err)
-					}
-					g := make([]string, len(got))
-					for j, m := range got {
-						g[j] = m.SessionID
-					}
-					if !slices.Equal(g, st.wantDue) {
-						t.Errorf("step %d: Due(%d) = %v, want %v", i+1, st.due, g, st.wantDue)
-					}
-				}
-				n, err := s.Pending(ctx)
-				if err != nil {
-					t.Fatalf("step %d: Pending: %v", i+1, err)
-				}
-				if n != st.wantCount {
-					t.Errorf("step %d: Pending = %d, want %d", i+1, n, st.wantCount)
-				}
-			}
-		})
-	}
-}
-
-func TestDeferRejectsRecordsWithoutID(t *testing.T) {
-	ctx := t.Context()
-	s, _, clock, _ := newTestStore(t)
-	ms := []middleware.Minted{minted("a", "alice", clock.Now().Add(time.Hour)), minted("", "alice", clock.Now().Add(time.Hour))}
-	if err := s.Defer(ctx, ms); !errors.Is(err, errEmptyID) {
-		t.Errorf("Defer error = %v, want %v", err, errEmptyID)
-	}
-	if n, err := s.Pending(ctx); err != nil || n != 0 {
-		t.Errorf("Pending = %d, %v after a rejected Defer; want 0, nil", n, err)
 	}
 }
 
@@ -375,7 +256,9 @@ func TestErrors(t *testing.T) {
 		{"add with a cancelled context", cancelled, func(ctx context.Context, s *Store) error { return s.Add(ctx, "k", live) }, context.Canceled},
 		{"take with a cancelled context", cancelled, func(ctx context.Context, s *Store) error { _, err := s.Take(ctx, "k"); return err }, context.Canceled},
 		{"take subject with a cancelled context", cancelled, func(ctx context.Context, s *Store) error { _, err := s.TakeSubject(ctx, "alice"); return err }, context.Canceled},
-		{"defer with a cancelled context", cancelled, func(ctx context.Context, s *Store) error { return s.Defer(ctx, []middleware.Minted{live}) }, context.Canceled},
+		{"defer with a cancelled context", cancelled, func(ctx context.Context, s *Store) error {
+			return s.Defer(ctx, []middleware.Deferred{{Minted: live}})
+		}, context.Canceled},
 		{"due with a cancelled context", cancelled, func(ctx context.Context, s *Store) error { _, err := s.Due(ctx, 1); return err }, context.Canceled},
 		{"pending with a cancelled context", cancelled, func(ctx context.Context, s *Store) error { _, err := s.Pending(ctx); return err }, context.Canceled},
 	}

@@ -26,9 +26,10 @@
 //   - A key holds at least 64 records: the concurrency check keeps up to 50
 //     records under one key at once, and a bounded store that dropped
 //     records there would be reported as losing them.
-//   - A RevokeQueue store lets a deferred record become due within a few
-//     seconds (configure a short backoff for the suite); the suite polls Due
-//     for up to ten seconds.
+//   - A RevokeQueue keeps each record until its Due by the store's clock
+//     (the real one) and hands it back with its Attempts and Due: the
+//     schedule is the middleware's, the queue only keeps order. RunQueue
+//     checks a queue on its own; middleware.MemoryQueue runs it too.
 //
 // The package uses package testing but declares no flags and keeps no global
 // state, so importing it from any test binary is safe.

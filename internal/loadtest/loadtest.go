@@ -248,9 +248,9 @@ type run struct {
 	conns    atomic.Int64 // connections the platform accepted
 }
 
-// storeMaxBackoff is the memory store's longest wait between attempts at a
-// queued revoke.
-const storeMaxBackoff = time.Second
+// revokeBackoff is the kit's schedule for queued revokes in the load test:
+// short, so that the drain below takes seconds.
+var revokeBackoff = embedkit.Backoff{Min: 100 * time.Millisecond, Max: time.Second}
 
 // warmUpLoads is how many frames each viewer loads in the warm-up round.
 // The warm-up exists so that the measured round starts from the runtime's
@@ -364,14 +364,15 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	if err != nil {
 		return r.report, err
 	}
-	store := memstore.New(memstore.WithMaxPerKey(o.MaxPerKey), memstore.WithBackoff(100*time.Millisecond, storeMaxBackoff))
+	store := memstore.New(memstore.WithMaxPerKey(o.MaxPerKey))
 	kit, err := middleware.New(middleware.Config{
-		Platform:    client,
-		Identity:    middleware.IdentityFunc(headerViewer),
-		Store:       store,
-		PlatformURL: platform.URL,
-		Policy:      middleware.Policy{DeploymentID: 1, AllowedGroups: []string{"sales"}},
-		Targets:     map[string]middleware.Target{"sales": {Kind: middleware.KindDashboard, PublicID: "sales-overview"}},
+		Platform:      client,
+		Identity:      middleware.IdentityFunc(headerViewer),
+		Store:         store,
+		PlatformURL:   platform.URL,
+		Policy:        middleware.Policy{DeploymentID: 1, AllowedGroups: []string{"sales"}},
+		Targets:       map[string]middleware.Target{"sales": {Kind: middleware.KindDashboard, PublicID: "sales-overview"}},
+		RevokeBackoff: revokeBackoff,
 	})
 	if err != nil {
 		return r.report, err
@@ -436,10 +437,8 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	}
 	cancelDrain()
 	r.report.DrainElapsed = time.Since(start)
-	// The memory store remembers an id it handed out for one maximum
-	// backoff, in case its revoke fails again. Wait that out (Pending
-	// sweeps) so the heap weighed below is what the kit keeps for good.
-	time.Sleep(storeMaxBackoff + 100*time.Millisecond)
+	// Pending drops expired records, so the heap weighed below is what
+	// the kit keeps for good.
 	_, _ = store.Pending(context.WithoutCancel(ctx))
 
 	// Checks.
