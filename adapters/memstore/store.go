@@ -31,9 +31,9 @@ type Store struct {
 	grace     time.Duration
 	now       func() time.Time
 	index     *subjectIndex
-	// The revoke queue: a plain queue by due time, whose schedule the
-	// middleware's Kit owns.
-	*middleware.MemoryQueue
+	// queue is the revoke queue: a plain queue by due time, whose schedule
+	// the middleware's Kit owns.
+	queue *middleware.MemoryQueue
 }
 
 // paddedMutex fills a cache line so that neighbouring stripes do not share
@@ -60,7 +60,7 @@ func New(opts ...Option) *Store {
 		now:       c.now,
 	}
 	s.index = newSubjectIndex(s.seed, s.cache)
-	s.MemoryQueue = middleware.NewMemoryQueue(c.now)
+	s.queue = middleware.NewMemoryQueue(c.now)
 	// The callback reaches only the index, which reaches only the inner
 	// cache: were it to reach the Store or the *cache.Cache wrapper, the
 	// sweeper goroutine would keep the wrapper reachable, and its finalizer,
@@ -110,7 +110,7 @@ func (s *Store) Add(ctx context.Context, key string, m middleware.Minted) error 
 	}
 	s.save(key, old, recs, now)
 	if len(evicted) > 0 {
-		return s.MemoryQueue.Defer(ctx, evicted)
+		return s.queue.Defer(ctx, evicted)
 	}
 	return nil
 }
@@ -230,4 +230,21 @@ func (s *Store) save(key, old string, recs []rec, now int64) {
 		s.cache.Set(key, encode(recs), time.Duration(latest-now)+s.grace)
 	}
 	s.index.replace(key, old, recs)
+}
+
+// Defer queues ds for a later revoke attempt, each due at its Due (see
+// middleware.MemoryQueue). ctx is not used.
+func (s *Store) Defer(ctx context.Context, ds []middleware.Deferred) error {
+	return s.queue.Defer(ctx, ds)
+}
+
+// Due removes and returns up to n queued records whose Due has come,
+// earliest first. ctx is not used.
+func (s *Store) Due(ctx context.Context, n int) ([]middleware.Deferred, error) {
+	return s.queue.Due(ctx, n)
+}
+
+// Pending reports how many live records are queued. ctx is not used.
+func (s *Store) Pending(ctx context.Context) (int, error) {
+	return s.queue.Pending(ctx)
 }
