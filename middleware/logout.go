@@ -58,11 +58,11 @@ func (k *Kit) RevokeRequest(w http.ResponseWriter, r *http.Request) error {
 	return k.revokeKey(r.Context(), k.storeFor(w, r), v.Key())
 }
 
-// RevokeViewer revokes every session id kept under key (a Viewer.Key),
-// for hosts that end sessions outside a request. With a RequestScoped
-// store (a cookie) the ids live in the browser: use RevokeRequest. Errors
-// are those of RevokeRequest.
-func (k *Kit) RevokeViewer(ctx context.Context, key string) error {
+// RevokeSessionKey revokes every session id kept under key, the store key
+// of one host session (Viewer.Key), for hosts that end sessions outside a
+// request. With a RequestScoped store (a cookie) the ids live in the
+// browser: use RevokeRequest. Errors are those of RevokeRequest.
+func (k *Kit) RevokeSessionKey(ctx context.Context, key string) error {
 	return k.revokeKey(ctx, k.store, key)
 }
 
