@@ -38,7 +38,7 @@
 //
 // Toward the host it sends a GET of the page, as a browser navigating to
 // it would (no cookies, redirects followed within its origin), and, when
-// Config.HostOrigin is empty, one POST to the session endpoint with the
+// Config.Origins.Host is empty, one POST to the session endpoint with the
 // page's Origin and no fetch metadata: the kit refuses that request (403)
 // exactly when the Host it sees is not the one browsers use, as behind a
 // proxy that rewrites Host.

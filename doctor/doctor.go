@@ -112,7 +112,7 @@ func (r *Report) WriteText(w io.Writer) error {
 // Config is what Run checks.
 type Config struct {
 	// Kit is the Config the host gives middleware.New: the platform URL,
-	// Policy, Targets, HostOrigin and paths are read from it, so the
+	// Policy, Targets, Origins.Host and paths are read from it, so the
 	// doctor and the app cannot disagree. Identity and Store may be nil
 	// (the doctor mints through the client, never through the kit).
 	Kit middleware.Config

@@ -400,7 +400,7 @@ func TestHostPage(t *testing.T) {
 	}
 }
 
-// TestHostOrigin: a proxy that rewrites Host, and a HostOrigin that is not
+// TestHostOrigin: a proxy that rewrites Host, and a Origins.Host that is not
 // the browsers' origin, both fail; a proxy that keeps Host passes.
 func TestHostOrigin(t *testing.T) {
 	p := embedkittest.NewPlatform(t)
@@ -421,8 +421,8 @@ func TestHostOrigin(t *testing.T) {
 	t.Run("proxy rewrites Host", func(t *testing.T) {
 		app := hostApp(t, kitConfig(p), page)
 		rep := run(t, p, doctor.Config{Kit: kitConfig(p), HostURL: proxy(t, app.URL, false).URL + "/analytics"})
-		if c, _ := rep.Find("host-origin", ""); c.Status != doctor.Failed || !strings.Contains(c.Fix, "HostOrigin") {
-			t.Errorf("host-origin %+v, want failed with HostOrigin in the fix", c)
+		if c, _ := rep.Find("host-origin", ""); c.Status != doctor.Failed || !strings.Contains(c.Fix, "Origins.Host") {
+			t.Errorf("host-origin %+v, want failed with Origins.Host in the fix", c)
 		}
 	})
 	t.Run("proxy keeps Host", func(t *testing.T) {
@@ -432,19 +432,19 @@ func TestHostOrigin(t *testing.T) {
 			t.Errorf("host-origin %+v, want ok", c)
 		}
 	})
-	t.Run("HostOrigin names another origin", func(t *testing.T) {
+	t.Run("Origins.Host names another origin", func(t *testing.T) {
 		kc := kitConfig(p)
-		kc.HostOrigin = "https://app.example.com"
+		kc.Origins.Host = "https://app.example.com"
 		app := hostApp(t, kc, page)
 		rep := run(t, p, doctor.Config{Kit: kc, HostURL: app.URL + "/analytics"})
 		if c, _ := rep.Find("host-origin", ""); c.Status != doctor.Failed || !strings.Contains(c.Detail, "https://app.example.com") {
-			t.Errorf("host-origin %+v, want failed naming HostOrigin", c)
+			t.Errorf("host-origin %+v, want failed naming Origins.Host", c)
 		}
 	})
-	t.Run("HostOrigin matches", func(t *testing.T) {
+	t.Run("Origins.Host matches", func(t *testing.T) {
 		app := hostApp(t, kitConfig(p), page)
 		kc := kitConfig(p)
-		kc.HostOrigin = app.URL
+		kc.Origins.Host = app.URL
 		rep := run(t, p, doctor.Config{Kit: kc, HostURL: app.URL + "/analytics"})
 		if c, _ := rep.Find("host-origin", ""); c.Status != doctor.OK {
 			t.Errorf("host-origin %+v, want ok", c)

@@ -137,7 +137,7 @@ func (d *run) checkCSP(h http.Header, page *url.URL) {
 }
 
 // checkHostOrigin compares the origin the kit gives the platform with the
-// one browsers use. With Config.HostOrigin set, the comparison is direct.
+// one browsers use. With Config.Origins.Host set, the comparison is direct.
 // Without it, the kit derives the origin from each request's Host, and a
 // proxy that rewrites Host makes it wrong: the session endpoint is then
 // sent a request whose Origin is the browsers' origin and no fetch
@@ -145,14 +145,14 @@ func (d *run) checkCSP(h http.Header, page *url.URL) {
 // exactly when the Host it sees is another.
 func (d *run) checkHostOrigin(ctx context.Context, client *http.Client, page *url.URL) {
 	browser := originOf(page)
-	if ho := strings.TrimSuffix(d.cfg.Kit.HostOrigin, "/"); ho != "" {
+	if ho := strings.TrimSuffix(d.cfg.Kit.Origins.Host, "/"); ho != "" {
 		if !strings.EqualFold(ho, browser) {
 			d.add(Check{ID: "host-origin", Status: Failed,
-				Detail: fmt.Sprintf("HostOrigin is %s but browsers reach the page at %s: the embedded page talks to %s only, so the host page hears nothing from it", ho, browser, ho),
-				Fix:    "set HostOrigin to " + browser})
+				Detail: fmt.Sprintf("Origins.Host is %s but browsers reach the page at %s: the embedded page talks to %s only, so the host page hears nothing from it", ho, browser, ho),
+				Fix:    "set Origins.Host to " + browser})
 			return
 		}
-		d.add(Check{ID: "host-origin", Status: OK, Detail: "HostOrigin is the origin browsers use, " + browser})
+		d.add(Check{ID: "host-origin", Status: OK, Detail: "Origins.Host is the origin browsers use, " + browser})
 		return
 	}
 	names := slices.Sorted(maps.Keys(d.cfg.Kit.Targets))
@@ -180,17 +180,17 @@ func (d *run) checkHostOrigin(ctx context.Context, client *http.Client, page *ur
 	case http.StatusForbidden:
 		d.add(Check{ID: "host-origin", Status: Failed,
 			Detail: fmt.Sprintf("the app refused a request from its own origin %s (403): it sees another Host than browsers use, so it would name the wrong origin to the platform", browser),
-			Fix:    "set HostOrigin to " + browser + ", or make the proxy pass the Host header through"})
+			Fix:    "set Origins.Host to " + browser + ", or make the proxy pass the Host header through"})
 	case http.StatusNotFound, http.StatusMethodNotAllowed:
 		d.add(Check{ID: "host-origin", Status: Warning,
-			Detail: fmt.Sprintf("no session endpoint at %s (%d) to ask, and HostOrigin is not set", d.kit.SessionPath(), resp.StatusCode),
-			Fix:    "set HostOrigin to " + browser + " (the production setting)"})
+			Detail: fmt.Sprintf("no session endpoint at %s (%d) to ask, and Origins.Host is not set", d.kit.SessionPath(), resp.StatusCode),
+			Fix:    "set Origins.Host to " + browser + " (the production setting)"})
 	default:
-		c := Check{ID: "host-origin", Status: OK, Detail: "the app sees the Host browsers use (HostOrigin is derived from each request)"}
+		c := Check{ID: "host-origin", Status: OK, Detail: "the app sees the Host browsers use (Origins.Host is derived from each request)"}
 		if page.Scheme == "https" {
 			c.Status = Warning
 			c.Detail += "; behind a proxy that terminates TLS it would name http:// to the platform"
-			c.Fix = "set HostOrigin to " + browser + " (the production setting)"
+			c.Fix = "set Origins.Host to " + browser + " (the production setting)"
 		}
 		d.add(c)
 	}

@@ -94,11 +94,11 @@
 // The iframe URL carries locale and timezone. The locale is the first of:
 // the host's choice (Target.Locale), the page's choice (?locale= on the
 // frame endpoint, "locale" in the JSON body), the viewer's profile
-// (Viewer.Locale), the request's Accept-Language, Config.DefaultLocale;
-// each counts only if it matches one of Config.Locales (default: the
+// (Viewer.Locale), the request's Accept-Language, Config.Locales.Default;
+// each counts only if it matches one of Config.Locales.Supported (default: the
 // platform's 12 shipped locales), using golang.org/x/text/language. The
 // time zone is the first valid IANA name of: Target.TimeZone, the page's
-// choice, Viewer.TimeZone, Config.DefaultTimeZone. Empty leaves the
+// choice, Viewer.TimeZone, Config.Locales.TimeZone. Empty leaves the
 // platform's account default. The package imports time/tzdata so zone
 // checks give the same answer on machines without a zone database.
 //

@@ -56,8 +56,8 @@ func setupEmulator(t *testing.T) *platformEnv {
 			"sales": {Kind: KindDashboard, PublicID: "sales-overview"},
 		},
 		// Queued revokes come due within a millisecond.
-		RevokeBackoff: embedkit.Backoff{Min: time.Millisecond, Max: time.Millisecond},
-		Logger:        logger,
+		Revoke: RevokeOptions{Backoff: embedkit.Backoff{Min: time.Millisecond, Max: time.Millisecond}},
+		Logger: logger,
 	})
 	if err != nil {
 		t.Fatal(err)

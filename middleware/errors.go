@@ -137,8 +137,8 @@ func (k *Kit) fail(w http.ResponseWriter, r *http.Request, err error, asJSON boo
 	if retryAfter > 0 {
 		h.Set("Retry-After", strconv.Itoa(int((retryAfter+time.Second-1)/time.Second)))
 	}
-	if k.errorHandler != nil {
-		k.errorHandler.ServeHTTP(w, r)
+	if k.cfg.ErrorHandler != nil {
+		k.cfg.ErrorHandler.ServeHTTP(w, r)
 		return
 	}
 	writeError(w, r, status, publicMessageFor(err, status), asJSON)

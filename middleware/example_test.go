@@ -89,7 +89,7 @@ func exampleKit(platformURL string, client *embedkit.Client) *middleware.Kit {
 		Policy:      middleware.Policy{DeploymentID: 1, AllowedGroups: []string{"sales", "emea"}},
 		PlatformURL: platformURL,
 		Targets:     map[string]middleware.Target{"sales": {Kind: middleware.KindDashboard, PublicID: "sales-overview"}},
-		Locales:     []string{"en-US", "de-DE"},
+		Locales:     middleware.LocaleOptions{Supported: []string{"en-US", "de-DE"}},
 	})
 	if err != nil {
 		log.Fatal(err)

@@ -41,9 +41,9 @@ func (f frame) String() string {
 // five minutes.
 //
 // The locale is t.Locale, else the viewer's, else the best match of the
-// request's Accept-Language among Config.Locales, else
-// Config.DefaultLocale; the time zone is t.TimeZone, else the viewer's,
-// else Config.DefaultTimeZone. Set them on a copy of t to choose
+// request's Accept-Language among Config.Locales.Supported, else
+// Config.Locales.Default; the time zone is t.TimeZone, else the viewer's,
+// else Config.Locales.TimeZone. Set them on a copy of t to choose
 // explicitly.
 //
 // w is needed by stores that keep ids in a cookie (RequestScoped): call
@@ -68,7 +68,7 @@ func (k *Kit) FrameURL(w http.ResponseWriter, r *http.Request, t Target) (string
 // validation, one platform call, store, URL. v is the viewer of r, as
 // k.viewer read it.
 func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name string, t Target, browserLocale, browserTimeZone string) (_ *frame, err error) {
-	ctx, span := k.tracer.Start(r.Context(), OpMint)
+	ctx, span := k.cfg.Tracer.Start(r.Context(), OpMint)
 	if ctx != r.Context() {
 		// Only a tracer that made a span costs a copy of the request.
 		r = r.WithContext(ctx)
@@ -78,20 +78,20 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 	// report records the mint's outcome once, for Metrics and the span.
 	report := func(o Outcome, latency time.Duration) {
 		outcome = o
-		k.metrics.Mint(o, latency)
+		k.cfg.Metrics.Mint(o, latency)
 	}
-	start := k.now()
+	start := k.cfg.Now()
 	logAttrs := []slog.Attr{slog.String("target", name), slog.String("viewer", embedkit.Redact(v.Key()))}
 
-	req, err := k.policy.Request(r, v, t)
+	req, err := k.cfg.Policy.Request(r, v, t)
 	if err != nil {
 		if errors.Is(err, ErrDenied) {
 			report(OutcomeDenied, 0)
-			k.log.LogAttrs(r.Context(), slog.LevelInfo, "embedkit: mint refused by policy", attrs(logAttrs, slog.String("outcome", string(OutcomeDenied)), slog.String("error", err.Error()))...)
+			k.cfg.Logger.LogAttrs(r.Context(), slog.LevelInfo, "embedkit: mint refused by policy", attrs(logAttrs, slog.String("outcome", string(OutcomeDenied)), slog.String("error", err.Error()))...)
 			return nil, err
 		}
 		report(OutcomeInvalid, 0)
-		k.log.LogAttrs(r.Context(), slog.LevelError, "embedkit: mint not sent: the policy produced an invalid request", attrs(logAttrs, slog.String("outcome", string(OutcomeInvalid)), slog.String("error", err.Error()))...)
+		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelError, "embedkit: mint not sent: the policy produced an invalid request", attrs(logAttrs, slog.String("outcome", string(OutcomeInvalid)), slog.String("error", err.Error()))...)
 		return nil, err
 	}
 
@@ -101,13 +101,13 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 	if err != nil {
 		err = fmt.Errorf("%w: %w", ErrMisconfigured, err)
 		report(OutcomeInvalid, 0)
-		k.log.LogAttrs(r.Context(), slog.LevelError, "embedkit: mint not sent: the target's URL parameters are invalid", attrs(logAttrs, slog.String("outcome", string(OutcomeInvalid)), slog.String("error", err.Error()))...)
+		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelError, "embedkit: mint not sent: the target's URL parameters are invalid", attrs(logAttrs, slog.String("outcome", string(OutcomeInvalid)), slog.String("error", err.Error()))...)
 		return nil, err
 	}
 
-	callStart := k.now()
-	sess, err := k.platform.GenerateSession(r.Context(), req)
-	latency := k.now().Sub(callStart)
+	callStart := k.cfg.Now()
+	sess, err := k.cfg.Platform.GenerateSession(r.Context(), req)
+	latency := k.cfg.Now().Sub(callStart)
 	switch {
 	case err != nil:
 	case sess == nil || sess.SessionID == "":
@@ -132,12 +132,12 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 			latency = 0 // refused before the wire
 		}
 		report(failed, latency)
-		k.log.LogAttrs(r.Context(), slog.LevelError, "embedkit: mint failed", attrs(logAttrs, slog.String("outcome", string(outcome)), slog.Duration("latency", latency), slog.String("error", err.Error()))...)
+		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelError, "embedkit: mint failed", attrs(logAttrs, slog.String("outcome", string(outcome)), slog.Duration("latency", latency), slog.String("error", err.Error()))...)
 		return nil, err
 	}
 	report(OutcomeOK, latency)
 
-	now := k.now()
+	now := k.cfg.Now()
 	m := Minted{
 		SessionID: sess.SessionID,
 		Subject:   embedkit.NormalizeExternalID(v.Subject),
@@ -147,7 +147,7 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 	defer cancel()
 	if err := k.storeFor(w, r).Add(sctx, v.Key(), m); err != nil {
 		// An id that logout cannot find must not stay usable.
-		k.log.LogAttrs(r.Context(), slog.LevelError, "embedkit: session store failed; revoking the new session", attrs(logAttrs, slog.String("session", embedkit.Redact(m.SessionID)), slog.String("error", err.Error()))...)
+		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelError, "embedkit: session store failed; revoking the new session", attrs(logAttrs, slog.String("session", embedkit.Redact(m.SessionID)), slog.String("error", err.Error()))...)
 		k.revokeAll(r.Context(), []Minted{m})
 		outcome = OutcomeUnavailable
 		return nil, fmt.Errorf("%w: %w", ErrStore, err)
@@ -163,11 +163,11 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 		SessionID: sess.SessionID,
 		ExpiresAt: expires,
 	}
-	k.log.LogAttrs(r.Context(), slog.LevelInfo, "embedkit: session minted", attrs(logAttrs,
+	k.cfg.Logger.LogAttrs(r.Context(), slog.LevelInfo, "embedkit: session minted", attrs(logAttrs,
 		slog.String("outcome", string(OutcomeOK)),
 		slog.String("session", embedkit.Redact(sess.SessionID)),
 		slog.Duration("latency", latency),
-		slog.Duration("total", k.now().Sub(start)))...)
+		slog.Duration("total", k.cfg.Now().Sub(start)))...)
 	return f, nil
 }
 
@@ -179,17 +179,17 @@ func attrs(base []slog.Attr, extra ...slog.Attr) []slog.Attr {
 // viewer asks the Identity who the viewer of r is. Errors wrap ErrNoViewer
 // or ErrIdentity.
 func (k *Kit) viewer(r *http.Request) (*Viewer, error) {
-	v, err := k.identity.Viewer(r)
+	v, err := k.cfg.Identity.Viewer(r)
 	switch {
 	case errors.Is(err, ErrNoViewer):
 		return nil, err
 	case err != nil:
-		k.log.LogAttrs(r.Context(), slog.LevelError, "embedkit: identity failed", slog.String("error", err.Error()))
+		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelError, "embedkit: identity failed", slog.String("error", err.Error()))
 		return nil, fmt.Errorf("%w: %w", ErrIdentity, err)
 	case v == nil:
 		return nil, ErrNoViewer
 	case strings.TrimSpace(v.Subject) == "":
-		k.log.LogAttrs(r.Context(), slog.LevelError, "embedkit: identity returned a viewer without a subject")
+		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelError, "embedkit: identity returned a viewer without a subject")
 		return nil, fmt.Errorf("%w: the viewer has no subject", ErrIdentity)
 	}
 	return v, nil
@@ -197,18 +197,18 @@ func (k *Kit) viewer(r *http.Request) (*Viewer, error) {
 
 // storeFor returns the store to use for this request.
 func (k *Kit) storeFor(w http.ResponseWriter, r *http.Request) SessionStore {
-	if rs, ok := k.store.(RequestScoped); ok && r != nil {
+	if rs, ok := k.cfg.Store.(RequestScoped); ok && r != nil {
 		return rs.ForRequest(w, r)
 	}
-	return k.store
+	return k.cfg.Store
 }
 
-// FrameHandler serves iframe src URLs below Config.FramePrefix:
+// FrameHandler serves iframe src URLs below Config.Paths.Frame:
 //
-//	{FramePrefix}dashboard/{publicId}   a registered dashboard (or any, with AllowAnyDashboard)
-//	{FramePrefix}app                    the registered creator-mode app
-//	{FramePrefix}chat                   the registered chat
-//	{FramePrefix}{name}                 any registered target by name
+//	{Paths.Frame}dashboard/{publicId}   a registered dashboard (or any, with AllowAnyDashboard)
+//	{Paths.Frame}app                    the registered creator-mode app
+//	{Paths.Frame}chat                   the registered chat
+//	{Paths.Frame}{name}                 any registered target by name
 //
 // Each GET mints a fresh session and answers 303 to the platform URL, so
 // a reload or a second tab gets its own working id. The query string may
@@ -217,15 +217,15 @@ func (k *Kit) storeFor(w http.ResponseWriter, r *http.Request) SessionStore {
 // without minting (the host script probes with it before it reloads a
 // frame). A load from a page of another origin, another site or a sibling
 // origin of the same site, is refused with 403 unless the origin is in
-// Config.TrustedOrigins, so no other page can mint sessions for a
+// Config.Origins.Trusted, so no other page can mint sessions for a
 // signed-in viewer (see frameSourceAllowed).
 // A viewer who is not logged in is answered 401, or, for a top-level
-// navigation, sent to Config.LoginURL when one is set. Every answer
+// navigation, sent to Config.Paths.Login when one is set. Every answer
 // carries Cache-Control: no-store and Referrer-Policy: no-referrer;
 // failures go to Config.ErrorHandler.
 func (k *Kit) FrameHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ref, ok := strings.CutPrefix(r.URL.Path, k.framePrefix)
+		ref, ok := strings.CutPrefix(r.URL.Path, k.cfg.Paths.Frame)
 		name, t, found := k.resolve(ref)
 		if !ok || !found {
 			if k.frameRequestOK(w, r) {
@@ -280,7 +280,7 @@ func (k *Kit) FrameFunc(resolve func(r *http.Request, v *Viewer) (Target, error)
 			if errors.Is(err, ErrMisconfigured) {
 				level = slog.LevelError
 			}
-			k.log.LogAttrs(r.Context(), level, "embedkit: frame target refused", slog.String("viewer", embedkit.Redact(v.Key())), slog.String("error", err.Error()))
+			k.cfg.Logger.LogAttrs(r.Context(), level, "embedkit: frame target refused", slog.String("viewer", embedkit.Redact(v.Key())), slog.String("error", err.Error()))
 			k.fail(w, r, err, false)
 			return
 		}
@@ -338,7 +338,7 @@ func (k *Kit) frameRequestOK(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	if !k.frameSourceAllowed(r) {
-		k.log.LogAttrs(r.Context(), slog.LevelWarn, "embedkit: frame request from another origin refused",
+		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelWarn, "embedkit: frame request from another origin refused",
 			slog.String("fetch_site", r.Header.Get("Sec-Fetch-Site")))
 		k.fail(w, r, ErrCrossSite, false)
 		return false
@@ -358,7 +358,7 @@ func (k *Kit) frameSourceAllowed(r *http.Request) bool {
 	case "same-origin", "none":
 		return true
 	case "":
-		if k.requireFetchMD {
+		if k.cfg.Origins.RequireFetchMetadata {
 			return false
 		}
 		// A browser without fetch metadata: judge by what it names.
@@ -382,11 +382,11 @@ func requestSourceOrigin(r *http.Request) string {
 	return strings.ToLower(ref.Scheme + "://" + ref.Host)
 }
 
-// ownOrigin is the origin r was sent to: Config.HostOrigin, the origin
+// ownOrigin is the origin r was sent to: Config.Origins.Host, the origin
 // recorded by WithRequestOrigin, or its scheme and Host.
 func (k *Kit) ownOrigin(r *http.Request) string {
-	if k.hostOrigin != "" {
-		return k.hostOrigin
+	if k.cfg.Origins.Host != "" {
+		return k.cfg.Origins.Host
 	}
 	return k.parentOrigin(r)
 }
@@ -406,7 +406,7 @@ func redirect(w http.ResponseWriter, u string) {
 // HEAD probe, which must learn that the viewer signed out rather than
 // follow a redirect to a page it cannot use.
 func (k *Kit) failViewer(w http.ResponseWriter, r *http.Request, err error) {
-	if errors.Is(err, ErrNoViewer) && k.loginURL != "" && topLevelNavigation(r) {
+	if errors.Is(err, ErrNoViewer) && k.cfg.Paths.Login != "" && topLevelNavigation(r) {
 		http.Redirect(w, r, k.loginRedirect(r), http.StatusSeeOther)
 		return
 	}
@@ -424,15 +424,15 @@ func topLevelNavigation(r *http.Request) bool {
 	return dest != "iframe"
 }
 
-// loginRedirect returns LoginURL with the same-origin return path of r.
+// loginRedirect returns Paths.Login with the same-origin return path of r.
 func (k *Kit) loginRedirect(r *http.Request) string {
-	u, err := url.Parse(k.loginURL)
+	u, err := url.Parse(k.cfg.Paths.Login)
 	if err != nil {
-		return k.loginURL
+		return k.cfg.Paths.Login
 	}
 	q := u.Query()
 	ret, _ := SafeReturnPath(r.URL.RequestURI())
-	q.Set(k.loginParam, ret)
+	q.Set(k.cfg.Paths.LoginReturnParam, ret)
 	u.RawQuery = q.Encode()
 	return u.String()
 }

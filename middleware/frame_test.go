@@ -148,7 +148,7 @@ func TestFrameHandlerRefusals(t *testing.T) {
 }
 
 func TestFrameHandlerLoginRedirect(t *testing.T) {
-	tk := newTestKit(t, func(c *Config) { c.LoginURL = "/login?from=embed" })
+	tk := newTestKit(t, func(c *Config) { c.Paths.Login = "/login?from=embed" })
 	w := serve(tk.FrameHandler(), request(http.MethodGet, "/embed/frame/sales?locale=de", ""))
 	if w.Code != http.StatusSeeOther {
 		t.Fatalf("status %d", w.Code)
@@ -279,8 +279,8 @@ func TestNewErrors(t *testing.T) {
 		{"no deployment", func(c *Config) { c.Policy.DeploymentID = 0 }, "Config.Policy.DeploymentID is required"},
 		{"no platform URL", func(c *Config) { c.PlatformURL = "" }, "Config.PlatformURL is required"},
 		{"http platform URL", func(c *Config) { c.PlatformURL = "http://acme.example.com" }, "Config.PlatformURL: base URL must be https"},
-		{"host origin with a path", func(c *Config) { c.HostOrigin = "https://app.example.com/app" }, "Config.HostOrigin must be an origin"},
-		{"host origin without scheme", func(c *Config) { c.HostOrigin = "app.example.com" }, "Config.HostOrigin must be an origin"},
+		{"host origin with a path", func(c *Config) { c.Origins.Host = "https://app.example.com/app" }, "Config.Origins.Host must be an origin"},
+		{"host origin without scheme", func(c *Config) { c.Origins.Host = "app.example.com" }, "Config.Origins.Host must be an origin"},
 		{"platform URL with query", func(c *Config) { c.PlatformURL = "https://acme.example.com/?k=v" }, "Config.PlatformURL: base URL must not have a query or fragment"},
 		{"bad target name", func(c *Config) { c.Targets = map[string]Target{"Sales!": {Kind: KindChat}} }, `Config.Targets["Sales!"]`},
 		{"bad public id", func(c *Config) { c.Targets = map[string]Target{"s": {Kind: KindDashboard, PublicID: "../x"}} }, `Config.Targets["s"].PublicID must match`},
@@ -293,12 +293,12 @@ func TestNewErrors(t *testing.T) {
 		{"reserved name", func(c *Config) { c.Targets = map[string]Target{"app": {Kind: KindChat}} }, "reserved"},
 		{"unsupported target locale", func(c *Config) { c.Targets = map[string]Target{"c": {Kind: KindChat, Locale: "zu"}} }, "Locale"},
 		{"bad target zone", func(c *Config) { c.Targets = map[string]Target{"c": {Kind: KindChat, TimeZone: "+01:00"}} }, "TimeZone"},
-		{"bad default locale", func(c *Config) { c.DefaultLocale = "xx" }, "Config.DefaultLocale"},
-		{"bad default zone", func(c *Config) { c.DefaultTimeZone = "Local" }, "Config.DefaultTimeZone"},
-		{"bad locales", func(c *Config) { c.Locales = []string{"en-US", "not a tag"} }, "Config.Locales[1]"},
+		{"bad default locale", func(c *Config) { c.Locales.Default = "xx" }, "Config.Locales.Default"},
+		{"bad default zone", func(c *Config) { c.Locales.TimeZone = "Local" }, "Config.Locales.TimeZone"},
+		{"bad locales", func(c *Config) { c.Locales.Supported = []string{"en-US", "not a tag"} }, "Config.Locales.Supported[1]"},
 		{"bad tenant", func(c *Config) { c.Policy.CreatorTenants = []string{"Acme"} }, "Config.Policy.CreatorTenants[0]"},
-		{"bad trusted origin", func(c *Config) { c.TrustedOrigins = []string{"example.com"} }, "Config.TrustedOrigins[0]"},
-		{"bad login URL", func(c *Config) { c.LoginURL = "javascript:alert(1)" }, "Config.LoginURL"},
+		{"bad trusted origin", func(c *Config) { c.Origins.Trusted = []string{"example.com"} }, "Config.Origins.Trusted[0]"},
+		{"bad login URL", func(c *Config) { c.Paths.Login = "javascript:alert(1)" }, "Config.Paths.Login"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -411,7 +411,7 @@ func TestFrameParentOrigin(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tk := newTestKit(t, func(c *Config) { c.HostOrigin = tt.hostOrigin })
+			tk := newTestKit(t, func(c *Config) { c.Origins.Host = tt.hostOrigin })
 			r := request(http.MethodGet, "/embed/frame/sales", "ana")
 			r.Host = tt.host
 			if tt.tls {

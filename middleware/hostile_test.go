@@ -286,7 +286,7 @@ func TestHostileQueryStringCannotSetIdentity(t *testing.T) {
 }
 
 func TestHostileLoginReturnPath(t *testing.T) {
-	h := newHostileKit(t, relIdentity, func(c *middleware.Config) { c.LoginURL = "/login" })
+	h := newHostileKit(t, relIdentity, func(c *middleware.Config) { c.Paths.Login = "/login" })
 	cases := []struct {
 		name, target string
 		wantStatus   int
@@ -485,7 +485,7 @@ func TestHostileHostCookie(t *testing.T) {
 		{name: "8 KB of junk", cookie: &http.Cookie{Name: good.Name, Value: strings.Repeat("A", 8<<10)}},
 	}
 	for _, login := range []string{"", "/login"} {
-		h := newHostileKit(t, id, func(c *middleware.Config) { c.LoginURL = login })
+		h := newHostileKit(t, id, func(c *middleware.Config) { c.Paths.Login = login })
 		for _, tc := range cases {
 			t.Run(tc.name+" login "+strconv.Quote(login), func(t *testing.T) {
 				before := len(h.platform.Emulator().Sessions())

@@ -45,7 +45,7 @@ func etag(b []byte) string {
 // HostScript serves the host script, a small dependency-free JavaScript
 // file for the host's pages (mount it at, for example, /embed/host.js and
 // load it with <script src="/embed/host.js" defer>). It carries the
-// platform origin, Config.SessionPath and Config.FramePrefix, and speaks
+// platform origin, Config.Paths.Session and Config.Paths.Frame, and speaks
 // the platform's documented postMessage protocol only: it accepts a
 // message from the platform origin with source "cube-embed" from one of
 // the page's managed frames (<iframe data-embedkit> and <embedkit-frame>),
@@ -62,7 +62,7 @@ func etag(b []byte) string {
 // setTheme, setColorScheme, setFilter and refresh reach every frame.
 // Settings made through the script are sent again whenever a frame
 // reports ready, so a reloaded frame keeps them. <embedkit-frame
-// target="sales"> builds the iframe (src Config.FramePrefix + target) and
+// target="sales"> builds the iframe (src Config.Paths.Frame + target) and
 // offers the handle's methods itself.
 //
 // The script keeps a frame's session alive without any undocumented

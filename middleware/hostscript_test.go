@@ -33,10 +33,10 @@ func TestHostScriptServed(t *testing.T) {
 	if strings.Contains(js, "EMBEDKIT_CONFIG") {
 		t.Error("settings placeholder left in the script")
 	}
-	tk2 := newTestKit(t, func(c *Config) { c.FramePrefix = "/analytics/frame/" })
+	tk2 := newTestKit(t, func(c *Config) { c.Paths.Frame = "/analytics/frame/" })
 	w2 := serve(tk2.HostScript(), httptest.NewRequest(http.MethodGet, "/embed/host.js", nil))
 	if !strings.Contains(w2.Body.String(), `"framePrefix":"/analytics/frame/"`) {
-		t.Error("Config.FramePrefix does not reach the script")
+		t.Error("Config.Paths.Frame does not reach the script")
 	}
 	if w2.Header().Get("ETag") == w.Header().Get("ETag") {
 		t.Error("two different scripts share an ETag")

@@ -9,12 +9,11 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
-
-	"golang.org/x/text/language"
 
 	"github.com/embedkit/embedkit/embedkit"
 )
@@ -47,13 +46,13 @@ const (
 	// platform round trip while a mass logout opens no more than 128
 	// connections for them.
 	DefaultRevokeConcurrency = 128
-	// DefaultLoginReturnParam is the query parameter of LoginURL that
+	// DefaultLoginReturnParam is the query parameter of Paths.Login that
 	// carries the same-origin path to come back to after login.
 	DefaultLoginReturnParam = "next"
 )
 
 // DefaultRevokeBackoff is the revoke retry schedule unless
-// Config.RevokeBackoff says otherwise: up to 5 s before the second
+// Config.Revoke.Backoff says otherwise: up to 5 s before the second
 // attempt, doubling to at most 10 minutes.
 var DefaultRevokeBackoff = embedkit.Backoff{Min: 5 * time.Second, Max: 10 * time.Minute}
 
@@ -83,20 +82,6 @@ type Config struct {
 	// loopback host (localhost, 127.0.0.1, ::1) where http is accepted for
 	// development and tests.
 	PlatformURL string
-	// HostOrigin is the origin (scheme://host[:port]) of the host pages
-	// that hold the iframes. The kit passes it to the platform as the
-	// iframe URL's parentOrigin parameter: the only origin the embedded
-	// page exchanges messages with, since the frame endpoint sends no
-	// referrer. Empty derives it from each request: the origin recorded by
-	// WithRequestOrigin, else https when the request came over TLS, and
-	// its Host. X-Forwarded-Proto and other X-Forwarded-* headers are
-	// ignored, since any client can send them. Behind a proxy that
-	// terminates TLS or rewrites Host, set HostOrigin (the production
-	// setting), or put proxyheaders.Identity.ForwardedOrigin in front of
-	// the kit with the proxy's addresses, so that X-Forwarded-Proto is
-	// read from that proxy only.
-	HostOrigin string
-
 	// Targets are the embeds the host offers, by name. Names are what the
 	// browser may choose (in a frame path or the JSON endpoint); everything
 	// else about a target is set here. Names use a-z, 0-9, '-' and '_'.
@@ -107,63 +92,16 @@ type Config struct {
 	// it off to embed registered dashboards only.
 	AllowAnyDashboard bool
 
-	// FramePrefix is the path FrameHandler is mounted at, with a trailing
-	// slash. Default DefaultFramePrefix.
-	FramePrefix string
-	// SessionPath is the path SessionHandler is mounted at; the host script
-	// uses it when an iframe names no data-embedkit-session-url. Default
-	// DefaultSessionPath.
-	SessionPath string
-
-	// LoginURL, when set, is where the frame endpoint sends a viewer who is
-	// not logged in (303), with the same-origin path of the request in the
-	// query parameter LoginReturnParam. Empty answers 401. A load inside an
-	// iframe (Sec-Fetch-Dest: iframe) always answers 401 through the
-	// ErrorHandler instead: sign-in pages refuse to be framed, so the page
-	// there should offer to sign in in the top window.
-	LoginURL string
-	// LoginReturnParam names the return-path parameter of LoginURL.
-	// Default DefaultLoginReturnParam.
-	LoginReturnParam string
-
-	// Locales are the locales a viewer may get, BCP-47 tags. Default
-	// DefaultLocales (the platform's shipped locales).
-	Locales []string
-	// DefaultLocale is used when neither the host, the viewer nor the
-	// browser chose a supported locale. Empty leaves the locale out of the
-	// iframe URL, so the account default applies.
-	DefaultLocale string
-	// DefaultTimeZone is an IANA zone name used when neither the host nor
-	// the viewer chose one. Empty leaves it to the account default.
-	DefaultTimeZone string
-
-	// TrustedOrigins are extra origins (scheme://host[:port]) allowed to
-	// POST to SessionHandler and Logout, and to frame the frame endpoints,
-	// for hosts split across origins. The request's own origin is always
-	// allowed. A frame load names its origin only in its Referer (browsers
-	// send no Origin on a navigation), so a page of a trusted origin frames
-	// the kit with referrerpolicy="origin" (only the origin, no path).
-	TrustedOrigins []string
-	// RequireFetchMetadata refuses frame loads and JSON requests that carry
-	// no Sec-Fetch-Site header, as browsers before 2023 (Safari before
-	// 16.4) send. Off by default: such requests are judged by their Origin
-	// and Referer alone, and a request with neither is let through, as
-	// non-browser clients send none.
-	RequireFetchMetadata bool
-
-	// RevokeTimeout bounds the revokes of one logout. Default
-	// DefaultRevokeTimeout.
-	RevokeTimeout time.Duration
-	// RevokeConcurrency is how many revokes run at once, across every
-	// logout and the retrier of the Kit; revokes that find no free slot
-	// before their logout's deadline are queued for the retrier. Default
-	// DefaultRevokeConcurrency.
-	RevokeConcurrency int
-	// RevokeBackoff is the wait before a failed revoke's next attempt:
-	// attempt n waits up to min(Max, Min·2^(n-1)), with full jitter. The
-	// Kit sets each queued record's due time with it, whatever the store.
-	// A zero Min means DefaultRevokeBackoff.
-	RevokeBackoff embedkit.Backoff
+	// Origins say where the host's pages are and which other origins may
+	// use the kit's endpoints.
+	Origins OriginOptions
+	// Paths say where the kit's endpoints are mounted and where signing in
+	// happens.
+	Paths PathOptions
+	// Locales say which locale and time zone the iframe URL gets.
+	Locales LocaleOptions
+	// Revoke says how logout revokes, and how failed revokes are retried.
+	Revoke RevokeOptions
 
 	// Logger receives one record per mint, revoke and failure. It never
 	// receives an API key, token, session id or host session key: those
@@ -182,49 +120,112 @@ type Config struct {
 	Now func() time.Time
 }
 
+// OriginOptions are the origin settings of a Config.
+type OriginOptions struct {
+	// Host is the origin (scheme://host[:port]) of the host pages that
+	// hold the iframes. The kit passes it to the platform as the iframe
+	// URL's parentOrigin parameter: the only origin the embedded page
+	// exchanges messages with, since the frame endpoint sends no
+	// referrer. Empty derives it from each request: the origin recorded
+	// by WithRequestOrigin, else https when the request came over TLS,
+	// and its Host. X-Forwarded-Proto and other X-Forwarded-* headers are
+	// ignored, since any client can send them. Behind a proxy that
+	// terminates TLS or rewrites Host, set Host (the production setting),
+	// or put proxyheaders.Identity.ForwardedOrigin in front of the kit
+	// with the proxy's addresses, so that X-Forwarded-Proto is read from
+	// that proxy only.
+	Host string
+	// Trusted are extra origins (scheme://host[:port]) allowed to POST to
+	// SessionHandler and Logout, and to frame the frame endpoints, for
+	// hosts split across origins. The request's own origin is always
+	// allowed. A frame load names its origin only in its Referer
+	// (browsers send no Origin on a navigation), so a page of a trusted
+	// origin frames the kit with referrerpolicy="origin" (only the
+	// origin, no path).
+	Trusted []string
+	// RequireFetchMetadata refuses frame loads and JSON requests that
+	// carry no Sec-Fetch-Site header, as browsers before 2023 (Safari
+	// before 16.4) send. Off by default: such requests are judged by their
+	// Origin and Referer alone, and a request with neither is let
+	// through, as non-browser clients send none.
+	RequireFetchMetadata bool
+}
+
+// PathOptions are the path settings of a Config.
+type PathOptions struct {
+	// Frame is the path FrameHandler is mounted at, with a trailing
+	// slash. Default DefaultFramePrefix.
+	Frame string
+	// Session is the path SessionHandler is mounted at; the host script
+	// uses it when an iframe names no data-embedkit-session-url. Default
+	// DefaultSessionPath.
+	Session string
+	// Login, when set, is where the frame endpoint sends a viewer who is
+	// not logged in (303), with the same-origin path of the request in
+	// the query parameter LoginReturnParam. Empty answers 401. A load
+	// inside an iframe (Sec-Fetch-Dest: iframe) always answers 401
+	// through the ErrorHandler instead: sign-in pages refuse to be
+	// framed, so the page there should offer to sign in in the top
+	// window.
+	Login string
+	// LoginReturnParam names the return-path parameter of Login. Default
+	// DefaultLoginReturnParam.
+	LoginReturnParam string
+}
+
+// LocaleOptions are the locale and time zone settings of a Config.
+type LocaleOptions struct {
+	// Supported are the locales a viewer may get, BCP-47 tags. Nil means
+	// DefaultLocales (the platform's shipped locales).
+	Supported []string
+	// Default is used when neither the host, the viewer nor the browser
+	// chose a supported locale. Empty leaves the locale out of the iframe
+	// URL, so the account default applies.
+	Default string
+	// TimeZone is an IANA zone name used when neither the host nor the
+	// viewer chose one. Empty leaves it to the account default.
+	TimeZone string
+}
+
+// RevokeOptions are the revocation settings of a Config.
+type RevokeOptions struct {
+	// Timeout bounds the revokes of one logout. Default
+	// DefaultRevokeTimeout.
+	Timeout time.Duration
+	// Concurrency is how many revokes run at once, across every logout
+	// and the retrier of the Kit; revokes that find no free slot before
+	// their logout's deadline are queued for the retrier. Default
+	// DefaultRevokeConcurrency.
+	Concurrency int
+	// Backoff is the wait before a failed revoke's next attempt: attempt
+	// n waits up to min(Max, Min·2^(n-1)), with full jitter. The Kit sets
+	// each queued record's due time with it, whatever the store. A zero
+	// Min means DefaultRevokeBackoff.
+	Backoff embedkit.Backoff
+}
+
 // Kit embeds the platform into a host application: it mints sessions for
 // the host's viewers, serves the iframe and JSON endpoints and the host
 // script, and revokes at logout. Create one with New; a Kit is safe for
 // concurrent use.
 type Kit struct {
-	platform Platform
-	identity Identity
-	store    SessionStore
-	queue    RevokeQueue
-	policy   Policy
+	// cfg is the Config New was given, normalised: defaults filled in,
+	// origins and the default locale in canonical form.
+	cfg   Config
+	queue RevokeQueue
 
 	platformURL    *url.URL
 	platformOrigin string
-	hostOrigin     string
 	targets        map[string]Target
 	byPath         map[string]string // canonical frame ref -> target name
-	anyDashboard   bool
-	framePrefix    string
-	sessionPath    string
-	loginURL       string
-	loginParam     string
 
-	locales         []string
-	tags            []language.Tag
-	matcher         language.Matcher
-	defaultLocale   string
-	defaultTimeZone string
+	locales localeSet // Config.Locales.Supported, parsed
 
-	cop            *http.CrossOriginProtection
-	trusted        map[string]bool // Config.TrustedOrigins, canonical
-	requireFetchMD bool
+	cop     *http.CrossOriginProtection
+	trusted map[string]bool // Config.Origins.Trusted, canonical
 
-	revokeTimeout time.Duration
-	revokeConc    int
-	revokeSlots   chan struct{} // shared by every revoke of the Kit
-	backoff       embedkit.Backoff
-	poll          time.Duration // how often Run looks at a non-empty queue
-
-	log          *slog.Logger
-	metrics      Metrics
-	tracer       Tracer
-	errorHandler http.Handler
-	now          func() time.Time
+	revokeSlots chan struct{} // shared by every revoke of the Kit
+	poll        time.Duration // how often Run looks at a non-empty queue
 
 	wake      chan struct{}
 	runMu     sync.Mutex
@@ -238,161 +239,163 @@ var targetNamePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 
 // New checks cfg and returns a Kit. Its errors name the field at fault.
 func New(cfg Config) (*Kit, error) {
-	if cfg.Platform == nil {
+	switch {
+	case cfg.Platform == nil:
 		return nil, errors.New("middleware: Config.Platform is required (an *embedkit.Client from embedkit.New)")
-	}
-	if cfg.Identity == nil {
+	case cfg.Identity == nil:
 		return nil, errors.New("middleware: Config.Identity is required (an identity source from adapters/, or an IdentityFunc)")
-	}
-	if cfg.Store == nil {
+	case cfg.Store == nil:
 		return nil, errors.New("middleware: Config.Store is required (use memstore.New() for one instance)")
 	}
 	if err := cfg.Policy.check(); err != nil {
 		return nil, err
 	}
-	k := &Kit{
-		platform:        cfg.Platform,
-		identity:        cfg.Identity,
-		store:           cfg.Store,
-		policy:          cfg.Policy,
-		anyDashboard:    cfg.AllowAnyDashboard,
-		framePrefix:     cmp.Or(cfg.FramePrefix, DefaultFramePrefix),
-		sessionPath:     cmp.Or(cfg.SessionPath, DefaultSessionPath),
-		loginURL:        cfg.LoginURL,
-		loginParam:      cmp.Or(cfg.LoginReturnParam, DefaultLoginReturnParam),
-		defaultTimeZone: cfg.DefaultTimeZone,
-		revokeTimeout:   cfg.RevokeTimeout,
-		revokeConc:      cfg.RevokeConcurrency,
-		backoff:         cfg.RevokeBackoff,
-		log:             cfg.Logger,
-		metrics:         cfg.Metrics,
-		tracer:          cfg.Tracer,
-		errorHandler:    cfg.ErrorHandler,
-		now:             cfg.Now,
-		wake:            make(chan struct{}, 1),
-	}
 	u, err := parsePlatformURL(cfg.PlatformURL)
 	if err != nil {
 		return nil, err
 	}
-	k.platformURL = u
-	k.platformOrigin = u.Scheme + "://" + u.Host
-
-	if !strings.HasPrefix(k.framePrefix, "/") || !strings.HasSuffix(k.framePrefix, "/") {
-		return nil, fmt.Errorf("middleware: Config.FramePrefix %q must start and end with /", k.framePrefix)
+	k := &Kit{platformURL: u, platformOrigin: u.Scheme + "://" + u.Host, wake: make(chan struct{}, 1)}
+	if err := cfg.Paths.normalize(); err != nil {
+		return nil, err
 	}
-	if !strings.HasPrefix(k.sessionPath, "/") {
-		return nil, fmt.Errorf("middleware: Config.SessionPath %q must start with /", k.sessionPath)
+	if k.locales, err = cfg.Locales.normalize(); err != nil {
+		return nil, err
 	}
-	if k.loginURL != "" {
-		lu, err := url.Parse(k.loginURL)
-		if err != nil || (lu.Scheme != "" && lu.Scheme != "https" && lu.Scheme != "http") || (lu.Scheme == "" && !strings.HasPrefix(lu.Path, "/")) {
-			return nil, fmt.Errorf("middleware: Config.LoginURL must be an absolute URL or a path starting with /")
-		}
+	if err := cfg.Origins.normalize(); err != nil {
+		return nil, err
 	}
-
-	locales := cfg.Locales
-	if locales == nil {
-		locales = DefaultLocales
+	cfg.Revoke.normalize()
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	if len(locales) == 0 {
-		return nil, errors.New("middleware: Config.Locales is empty; leave it nil for the platform's shipped locales")
+	if cfg.Metrics == nil {
+		cfg.Metrics = NopMetrics{}
 	}
-	tags := make([]language.Tag, len(locales))
-	for i, l := range locales {
-		t, err := language.Parse(l)
-		if err != nil {
-			return nil, fmt.Errorf("middleware: Config.Locales[%d] %q is not a BCP-47 tag", i, l)
-		}
-		tags[i] = t
+	if cfg.Tracer == nil {
+		cfg.Tracer = nopTracer{}
 	}
-	k.locales = append([]string(nil), locales...)
-	k.tags = tags
-	k.matcher = language.NewMatcher(tags)
-	if cfg.DefaultLocale != "" {
-		l, ok := k.matchLocale(cfg.DefaultLocale)
-		if !ok {
-			return nil, fmt.Errorf("middleware: Config.DefaultLocale %q is not one of Config.Locales", cfg.DefaultLocale)
-		}
-		k.defaultLocale = l
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
-	if cfg.DefaultTimeZone != "" && !ValidTimeZone(cfg.DefaultTimeZone) {
-		return nil, fmt.Errorf("middleware: Config.DefaultTimeZone %q is not an IANA time zone name", cfg.DefaultTimeZone)
-	}
-
-	if cfg.HostOrigin != "" {
-		o, err := parseHostOrigin(cfg.HostOrigin)
-		if err != nil {
-			return nil, err
-		}
-		k.hostOrigin = o
-	}
+	k.cfg = cfg
 	if err := k.setTargets(cfg.Targets); err != nil {
 		return nil, err
 	}
 
 	k.cop = http.NewCrossOriginProtection()
-	k.trusted = make(map[string]bool, len(cfg.TrustedOrigins))
-	k.requireFetchMD = cfg.RequireFetchMetadata
-	for i, o := range cfg.TrustedOrigins {
+	k.trusted = make(map[string]bool, len(cfg.Origins.Trusted))
+	for i, o := range cfg.Origins.Trusted {
 		if err := k.cop.AddTrustedOrigin(o); err != nil {
-			return nil, fmt.Errorf("middleware: Config.TrustedOrigins[%d]: %w", i, err)
+			return nil, fmt.Errorf("middleware: Config.Origins.Trusted[%d]: %w", i, err)
 		}
 		k.trusted[strings.ToLower(o)] = true
 	}
 	k.cop.SetDenyHandler(http.HandlerFunc(k.denyCrossOrigin))
 
-	if k.revokeTimeout <= 0 {
-		k.revokeTimeout = DefaultRevokeTimeout
-	}
-	if k.revokeConc <= 0 {
-		k.revokeConc = DefaultRevokeConcurrency
-	}
-	k.revokeSlots = make(chan struct{}, k.revokeConc)
-	if k.backoff.Min <= 0 {
-		k.backoff = DefaultRevokeBackoff
-	}
-	k.backoff.Max = max(k.backoff.Max, k.backoff.Min)
-	k.poll = min(k.backoff.Min, idlePoll)
-	if k.log == nil {
-		k.log = slog.New(slog.DiscardHandler)
-	}
-	if k.metrics == nil {
-		k.metrics = NopMetrics{}
-	}
-	if k.tracer == nil {
-		k.tracer = nopTracer{}
-	}
-	if k.now == nil {
-		k.now = time.Now
-	}
+	k.revokeSlots = make(chan struct{}, cfg.Revoke.Concurrency)
+	k.poll = min(cfg.Revoke.Backoff.Min, idlePoll)
 	if q, ok := cfg.Store.(RevokeQueue); ok {
 		k.queue = q
 	} else {
-		k.queue = NewMemoryQueue(k.now)
+		k.queue = NewMemoryQueue(cfg.Now)
 	}
-	k.hostJS, k.hostJSTag = renderHostScript(k.platformOrigin, k.sessionPath, k.framePrefix)
+	k.hostJS, k.hostJSTag = renderHostScript(k.platformOrigin, cfg.Paths.Session, cfg.Paths.Frame)
 	return k, nil
 }
 
-// parseHostOrigin checks Config.HostOrigin and returns it in canonical
+// normalize fills in the default paths and checks them.
+func (p *PathOptions) normalize() error {
+	p.Frame = cmp.Or(p.Frame, DefaultFramePrefix)
+	p.Session = cmp.Or(p.Session, DefaultSessionPath)
+	p.LoginReturnParam = cmp.Or(p.LoginReturnParam, DefaultLoginReturnParam)
+	if !strings.HasPrefix(p.Frame, "/") || !strings.HasSuffix(p.Frame, "/") {
+		return fmt.Errorf("middleware: Config.Paths.Frame %q must start and end with /", p.Frame)
+	}
+	if !strings.HasPrefix(p.Session, "/") {
+		return fmt.Errorf("middleware: Config.Paths.Session %q must start with /", p.Session)
+	}
+	if p.Login != "" {
+		lu, err := url.Parse(p.Login)
+		if err != nil || (lu.Scheme != "" && lu.Scheme != "https" && lu.Scheme != "http") || (lu.Scheme == "" && !strings.HasPrefix(lu.Path, "/")) {
+			return errors.New("middleware: Config.Paths.Login must be an absolute URL or a path starting with /")
+		}
+	}
+	return nil
+}
+
+// normalize fills in the shipped locales, checks every tag, puts Default
+// in the form of the supported locale it matches, and checks TimeZone. It
+// returns the parsed locales.
+func (l *LocaleOptions) normalize() (localeSet, error) {
+	if l.Supported == nil {
+		l.Supported = DefaultLocales
+	}
+	if len(l.Supported) == 0 {
+		return localeSet{}, errors.New("middleware: Config.Locales.Supported is empty; leave it nil for the platform's shipped locales")
+	}
+	l.Supported = slices.Clone(l.Supported)
+	set, i, err := newLocaleSet(l.Supported)
+	if err != nil {
+		return localeSet{}, fmt.Errorf("middleware: Config.Locales.Supported[%d] %q is not a BCP-47 tag", i, l.Supported[i])
+	}
+	if l.Default != "" {
+		d, ok := set.match(l.Default)
+		if !ok {
+			return localeSet{}, fmt.Errorf("middleware: Config.Locales.Default %q is not one of Config.Locales.Supported", l.Default)
+		}
+		l.Default = d
+	}
+	if l.TimeZone != "" && !ValidTimeZone(l.TimeZone) {
+		return localeSet{}, fmt.Errorf("middleware: Config.Locales.TimeZone %q is not an IANA time zone name", l.TimeZone)
+	}
+	return set, nil
+}
+
+// normalize puts Host in canonical form.
+func (o *OriginOptions) normalize() error {
+	if o.Host == "" {
+		return nil
+	}
+	h, err := parseHostOrigin(o.Host)
+	if err != nil {
+		return err
+	}
+	o.Host = h
+	return nil
+}
+
+// normalize fills in the revoke defaults.
+func (r *RevokeOptions) normalize() {
+	if r.Timeout <= 0 {
+		r.Timeout = DefaultRevokeTimeout
+	}
+	if r.Concurrency <= 0 {
+		r.Concurrency = DefaultRevokeConcurrency
+	}
+	if r.Backoff.Min <= 0 {
+		r.Backoff = DefaultRevokeBackoff
+	}
+	r.Backoff.Max = max(r.Backoff.Max, r.Backoff.Min)
+}
+
+// parseHostOrigin checks Config.Origins.Host and returns it in canonical
 // form (lower-case scheme and host, no trailing slash).
 func parseHostOrigin(s string) (string, error) {
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil ||
 		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
-		return "", errors.New("middleware: Config.HostOrigin must be an origin such as https://app.example.com (scheme and host, no path)")
+		return "", errors.New("middleware: Config.Origins.Host must be an origin such as https://app.example.com (scheme and host, no path)")
 	}
 	return strings.ToLower(u.Scheme + "://" + u.Host), nil
 }
 
 // parentOrigin is the origin of the host page that embeds the frame r
-// loads: Config.HostOrigin, the origin recorded by WithRequestOrigin, or
+// loads: Config.Origins.Host, the origin recorded by WithRequestOrigin, or
 // the request's own scheme and Host. Empty when the Host is not a plain
 // host[:port].
 func (k *Kit) parentOrigin(r *http.Request) string {
-	if k.hostOrigin != "" {
-		return k.hostOrigin
+	if k.cfg.Origins.Host != "" {
+		return k.cfg.Origins.Host
 	}
 	if o, ok := requestOrigin(r.Context()); ok {
 		return o
@@ -443,9 +446,9 @@ func (k *Kit) setTargets(targets map[string]Target) error {
 			return fmt.Errorf("middleware: Config.Targets[%q]: the name is reserved for the frame path of that kind", name)
 		}
 		if t.Locale != "" {
-			l, ok := k.matchLocale(t.Locale)
+			l, ok := k.locales.match(t.Locale)
 			if !ok {
-				return fmt.Errorf("middleware: Config.Targets[%q].Locale %q is not one of Config.Locales", name, t.Locale)
+				return fmt.Errorf("middleware: Config.Targets[%q].Locale %q is not one of Config.Locales.Supported", name, t.Locale)
 			}
 			t.Locale = l
 		}
@@ -472,7 +475,7 @@ func (k *Kit) Target(name string) (Target, bool) {
 // where ref is a registered target name, "app", "chat" or
 // "dashboard/{publicId}". It does not check that ref resolves.
 func (k *Kit) FrameSrc(ref string) string {
-	return k.framePrefix + ref
+	return k.cfg.Paths.Frame + ref
 }
 
 // PlatformOrigin returns the platform's origin (scheme://host[:port]), the
@@ -480,12 +483,12 @@ func (k *Kit) FrameSrc(ref string) string {
 func (k *Kit) PlatformOrigin() string { return k.platformOrigin }
 
 // FramePrefix returns where FrameHandler expects to be mounted
-// (Config.FramePrefix or DefaultFramePrefix).
-func (k *Kit) FramePrefix() string { return k.framePrefix }
+// (Config.Paths.Frame or DefaultFramePrefix).
+func (k *Kit) FramePrefix() string { return k.cfg.Paths.Frame }
 
 // SessionPath returns where the host script expects SessionHandler
-// (Config.SessionPath or DefaultSessionPath).
-func (k *Kit) SessionPath() string { return k.sessionPath }
+// (Config.Paths.Session or DefaultSessionPath).
+func (k *Kit) SessionPath() string { return k.cfg.Paths.Session }
 
 // resolve finds the target a browser-supplied reference names: a
 // registered target name, or a canonical frame path ("app", "chat",
@@ -497,7 +500,7 @@ func (k *Kit) resolve(ref string) (name string, t Target, ok bool) {
 	if t, found := k.targets[ref]; found {
 		return ref, t, true
 	}
-	if id, isDash := strings.CutPrefix(ref, "dashboard/"); isDash && k.anyDashboard && PublicIDPattern.MatchString(id) {
+	if id, isDash := strings.CutPrefix(ref, "dashboard/"); isDash && k.cfg.AllowAnyDashboard && PublicIDPattern.MatchString(id) {
 		return ref, Target{Kind: KindDashboard, PublicID: id}, true
 	}
 	return "", Target{}, false

@@ -49,12 +49,31 @@ func ValidTimeZone(name string) bool {
 	return true
 }
 
-// matchLocale returns the supported locale that matches tag: exactly,
-// or with high confidence in the same language ("es-AR" gives "es-MX",
-// "de" gives "de-DE", "no" gives "nb-NO"). A language the platform does
-// not ship gives nothing, even where the matcher would offer a fallback
-// such as English, so that the next source of preference gets its turn.
-func (k *Kit) matchLocale(tag string) (string, bool) {
+// localeSet is the supported locales with their parsed tags and matcher.
+type localeSet struct {
+	names   []string
+	tags    []language.Tag
+	matcher language.Matcher
+}
+
+// newLocaleSet parses names; i is the index of the first that is not a
+// BCP-47 tag, when err is not nil.
+func newLocaleSet(names []string) (set localeSet, i int, err error) {
+	tags := make([]language.Tag, len(names))
+	for i, n := range names {
+		if tags[i], err = language.Parse(n); err != nil {
+			return localeSet{}, i, err
+		}
+	}
+	return localeSet{names: names, tags: tags, matcher: language.NewMatcher(tags)}, 0, nil
+}
+
+// match returns the supported locale that matches tag: exactly, or with
+// high confidence in the same language ("es-AR" gives "es-MX", "de" gives
+// "de-DE", "no" gives "nb-NO"). A language the platform does not ship
+// gives nothing, even where the matcher would offer a fallback such as
+// English, so that the next source of preference gets its turn.
+func (s localeSet) match(tag string) (string, bool) {
 	if tag == "" || len(tag) > 64 {
 		return "", false
 	}
@@ -62,20 +81,20 @@ func (k *Kit) matchLocale(tag string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	return k.matchTag(t)
+	return s.matchTag(t)
 }
 
-// matchTag is matchLocale for a parsed tag.
-func (k *Kit) matchTag(t language.Tag) (string, bool) {
-	_, i, conf := k.matcher.Match(t)
+// matchTag is match for a parsed tag.
+func (s localeSet) matchTag(t language.Tag) (string, bool) {
+	_, i, conf := s.matcher.Match(t)
 	switch conf {
 	case language.Exact:
-		return k.locales[i], true
+		return s.names[i], true
 	case language.High:
 		want, _ := t.Base()
-		got, _ := k.tags[i].Base()
+		got, _ := s.tags[i].Base()
 		if want == got {
-			return k.locales[i], true
+			return s.names[i], true
 		}
 	}
 	return "", false
@@ -92,7 +111,7 @@ func (k *Kit) acceptLocale(header string) (string, bool) {
 		return "", false
 	}
 	for _, t := range tags {
-		if l, ok := k.matchTag(t); ok {
+		if l, ok := k.locales.matchTag(t); ok {
 			return l, true
 		}
 	}
@@ -120,14 +139,14 @@ type prefs struct {
 // default.
 func (k *Kit) locale(p prefs) string {
 	for _, c := range []string{p.hostLocale, p.browserLocale, viewerLocale(p.viewer)} {
-		if l, ok := k.matchLocale(c); ok {
+		if l, ok := k.locales.match(c); ok {
 			return l
 		}
 	}
 	if l, ok := k.acceptLocale(p.acceptLanguage); ok {
 		return l
 	}
-	return k.defaultLocale
+	return k.cfg.Locales.Default
 }
 
 // timeZone picks the embed's time zone: the host's choice, the page's
@@ -139,7 +158,7 @@ func (k *Kit) timeZone(p prefs) string {
 			return c
 		}
 	}
-	return k.defaultTimeZone
+	return k.cfg.Locales.TimeZone
 }
 
 // viewerLocale returns v's profile locale, or "".

@@ -6,8 +6,8 @@ import (
 )
 
 func TestLocaleNegotiation(t *testing.T) {
-	k := newTestKit(t, func(c *Config) { c.DefaultLocale = "" })
-	kd := newTestKit(t, func(c *Config) { c.DefaultLocale = "en-US" })
+	k := newTestKit(t, func(c *Config) { c.Locales.Default = "" })
+	kd := newTestKit(t, func(c *Config) { c.Locales.Default = "en-US" })
 	tests := []struct {
 		name string
 		kit  *testKit
@@ -40,7 +40,7 @@ func TestLocaleNegotiation(t *testing.T) {
 
 func TestTimeZoneNegotiation(t *testing.T) {
 	k := newTestKit(t, nil)
-	kd := newTestKit(t, func(c *Config) { c.DefaultTimeZone = "Europe/Oslo" })
+	kd := newTestKit(t, func(c *Config) { c.Locales.TimeZone = "Europe/Oslo" })
 	tests := []struct {
 		name string
 		kit  *testKit

@@ -29,12 +29,12 @@ const idlePoll = time.Minute
 // GET and other methods answer 405 with Allow: POST; cross-origin POSTs
 // (a foreign Origin, Sec-Fetch-Site: cross-site) answer 403, both without
 // running next. The revokes run under context.WithoutCancel with their
-// own deadline (Config.RevokeTimeout), so a browser that disconnects does
+// own deadline (Config.Revoke.Timeout), so a browser that disconnects does
 // not cancel them.
 func (k *Kit) Logout(next http.Handler) http.Handler {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := k.RevokeRequest(w, r); err != nil && !errors.Is(err, ErrNoViewer) {
-			k.log.LogAttrs(r.Context(), slog.LevelError, "embedkit: logout could not revoke embed sessions", slog.String("error", err.Error()))
+			k.cfg.Logger.LogAttrs(r.Context(), slog.LevelError, "embedkit: logout could not revoke embed sessions", slog.String("error", err.Error()))
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -63,7 +63,7 @@ func (k *Kit) RevokeRequest(w http.ResponseWriter, r *http.Request) error {
 // request. With a RequestScoped store (a cookie) the ids live in the
 // browser: use RevokeRequest. Errors are those of RevokeRequest.
 func (k *Kit) RevokeSessionKey(ctx context.Context, key string) error {
-	return k.revokeKey(ctx, k.store, key)
+	return k.revokeKey(ctx, k.cfg.Store, key)
 }
 
 // RevokeSubject revokes every session id minted for subject across all
@@ -72,7 +72,7 @@ func (k *Kit) RevokeSessionKey(ctx context.Context, key string) error {
 // subject is matched as the platform matches externalId: trimmed and
 // lower-cased (embedkit.NormalizeExternalID).
 func (k *Kit) RevokeSubject(ctx context.Context, subject string) error {
-	si, ok := k.store.(SubjectIndex)
+	si, ok := k.cfg.Store.(SubjectIndex)
 	if !ok {
 		return ErrNoSubjectIndex
 	}
@@ -108,7 +108,7 @@ func (k *Kit) revokeKey(ctx context.Context, s SessionStore, key string) error {
 	return k.revokeAll(ctx, ms)
 }
 
-// revokeAll revokes ms, Config.RevokeConcurrency at a time, under its own
+// revokeAll revokes ms, Config.Revoke.Concurrency at a time, under its own
 // deadline, and queues the ones that fail. It returns an error only when
 // queueing failed.
 func (k *Kit) revokeAll(ctx context.Context, ms []Minted) error {
@@ -120,18 +120,18 @@ func (k *Kit) revokeAll(ctx context.Context, ms []Minted) error {
 	if len(ds) == 0 {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), k.revokeTimeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), k.cfg.Revoke.Timeout)
 	defer cancel()
-	start := k.now()
+	start := k.cfg.Now()
 	failed := k.revokeBatch(ctx, ds)
-	k.log.LogAttrs(ctx, slog.LevelInfo, "embedkit: revoked the sessions of a host session",
+	k.cfg.Logger.LogAttrs(ctx, slog.LevelInfo, "embedkit: revoked the sessions of a host session",
 		slog.Int("revoked", len(ds)-len(failed)), slog.Int("queued", len(failed)),
-		slog.Duration("latency", k.now().Sub(start)))
+		slog.Duration("latency", k.cfg.Now().Sub(start)))
 	if len(failed) == 0 {
 		return nil
 	}
 	if err := k.requeue(ctx, failed); err != nil {
-		k.log.LogAttrs(ctx, slog.LevelError, "embedkit: could not queue failed revokes", slog.Int("count", len(failed)), slog.String("error", err.Error()))
+		k.cfg.Logger.LogAttrs(ctx, slog.LevelError, "embedkit: could not queue failed revokes", slog.Int("count", len(failed)), slog.String("error", err.Error()))
 		return fmt.Errorf("middleware: queueing %d failed revokes: %w", len(failed), err)
 	}
 	k.reportDepth(ctx)
@@ -143,13 +143,13 @@ func (k *Kit) revokeAll(ctx context.Context, ms []Minted) error {
 }
 
 // requeue counts one more failed attempt at each of ds and queues them,
-// due after Config.RevokeBackoff's wait for that attempt: the Kit is the
+// due after Config.Revoke.Backoff's wait for that attempt: the Kit is the
 // one owner of the schedule.
 func (k *Kit) requeue(ctx context.Context, ds []Deferred) error {
-	now := k.now()
+	now := k.cfg.Now()
 	for i := range ds {
 		ds[i].Attempts++
-		ds[i].Due = now.Add(k.backoff.Delay(ds[i].Attempts))
+		ds[i].Due = now.Add(k.cfg.Revoke.Backoff.Delay(ds[i].Attempts))
 	}
 	return k.queue.Defer(ctx, ds)
 }
@@ -157,14 +157,14 @@ func (k *Kit) requeue(ctx context.Context, ds []Deferred) error {
 // live drops records past their ExpiresAt: nothing minted from them can
 // still be alive, so no revoke is needed.
 func (k *Kit) live(ds []Deferred) []Deferred {
-	now := k.now()
+	now := k.cfg.Now()
 	out := ds[:0:0]
 	for _, d := range ds {
 		if d.SessionID == "" {
 			continue
 		}
 		if !d.ExpiresAt.IsZero() && !now.Before(d.ExpiresAt) {
-			k.metrics.Revoke(OutcomeExpired, 0)
+			k.cfg.Metrics.Revoke(OutcomeExpired, 0)
 			continue
 		}
 		out = append(out, d)
@@ -183,7 +183,7 @@ func (k *Kit) revokeBatch(ctx context.Context, ds []Deferred) []Deferred {
 	for _, d := range ds {
 		// The slots are the Kit's, shared by every logout and the
 		// retrier, so a mass logout cannot open more connections to the
-		// platform than RevokeConcurrency. What finds no slot before the
+		// platform than Revoke.Concurrency. What finds no slot before the
 		// deadline goes to the retry queue.
 		select {
 		case k.revokeSlots <- struct{}{}:
@@ -209,34 +209,34 @@ func (k *Kit) revokeBatch(ctx context.Context, ds []Deferred) []Deferred {
 // revokeOne revokes one id and reports whether it is done with (revoked,
 // or failed in a way no retry can fix).
 func (k *Kit) revokeOne(ctx context.Context, m Minted) bool {
-	ctx, span := k.tracer.Start(ctx, OpRevoke)
-	start := k.now()
-	err := k.platform.RevokeSession(ctx, m.SessionID)
-	latency := k.now().Sub(start)
+	ctx, span := k.cfg.Tracer.Start(ctx, OpRevoke)
+	start := k.cfg.Now()
+	err := k.cfg.Platform.RevokeSession(ctx, m.SessionID)
+	latency := k.cfg.Now().Sub(start)
 	session := slog.String("session", embedkit.Redact(m.SessionID))
 	if err == nil {
 		span.End(OutcomeOK, nil)
-		k.metrics.Revoke(OutcomeOK, latency)
-		k.log.LogAttrs(ctx, slog.LevelInfo, "embedkit: session revoked", session, slog.String("outcome", string(OutcomeOK)), slog.Duration("latency", latency))
+		k.cfg.Metrics.Revoke(OutcomeOK, latency)
+		k.cfg.Logger.LogAttrs(ctx, slog.LevelInfo, "embedkit: session revoked", session, slog.String("outcome", string(OutcomeOK)), slog.Duration("latency", latency))
 		return true
 	}
 	if errors.Is(err, embedkit.ErrInvalidRequest) {
 		// Refused before the wire: no platform latency to report.
 		span.End(OutcomeInvalid, err)
-		k.metrics.Revoke(OutcomeInvalid, 0)
-		k.log.LogAttrs(ctx, slog.LevelError, "embedkit: revoke not sent", session, slog.String("outcome", string(OutcomeInvalid)), slog.String("error", err.Error()))
+		k.cfg.Metrics.Revoke(OutcomeInvalid, 0)
+		k.cfg.Logger.LogAttrs(ctx, slog.LevelError, "embedkit: revoke not sent", session, slog.String("outcome", string(OutcomeInvalid)), slog.String("error", err.Error()))
 		return true
 	}
 	span.End(OutcomeQueued, err)
-	k.metrics.Revoke(OutcomeQueued, latency)
-	k.log.LogAttrs(ctx, slog.LevelWarn, "embedkit: revoke failed; queued for retry", session, slog.String("outcome", string(OutcomeQueued)), slog.Duration("latency", latency), slog.String("error", err.Error()))
+	k.cfg.Metrics.Revoke(OutcomeQueued, latency)
+	k.cfg.Logger.LogAttrs(ctx, slog.LevelWarn, "embedkit: revoke failed; queued for retry", session, slog.String("outcome", string(OutcomeQueued)), slog.Duration("latency", latency), slog.String("error", err.Error()))
 	return false
 }
 
 // reportDepth reports the retry queue's depth to Metrics.
 func (k *Kit) reportDepth(ctx context.Context) {
 	if n, err := k.queue.Pending(ctx); err == nil {
-		k.metrics.RevokeQueueDepth(n)
+		k.cfg.Metrics.RevokeQueueDepth(n)
 	}
 }
 
@@ -267,7 +267,7 @@ func (k *Kit) FlushRevokes(ctx context.Context) (pending int, err error) {
 		if len(live) == 0 {
 			continue
 		}
-		rctx, cancel := context.WithTimeout(ctx, k.revokeTimeout)
+		rctx, cancel := context.WithTimeout(ctx, k.cfg.Revoke.Timeout)
 		failed = append(failed, k.revokeBatch(rctx, live)...)
 		cancel()
 	}
@@ -280,14 +280,14 @@ func (k *Kit) FlushRevokes(ctx context.Context) (pending int, err error) {
 	if err != nil && firstErr == nil {
 		firstErr = fmt.Errorf("middleware: reading the revoke queue: %w", err)
 	}
-	k.metrics.RevokeQueueDepth(pending)
+	k.cfg.Metrics.RevokeQueueDepth(pending)
 	return pending, firstErr
 }
 
 // Run retries queued revokes until ctx is cancelled, then returns nil.
-// While the queue holds revokes it looks at it every RevokeBackoff.Min
+// While the queue holds revokes it looks at it every Revoke.Backoff.Min
 // (capped at a minute) and retries those that are due; each record's own
-// next attempt follows RevokeBackoff. It wakes up soon after a logout
+// next attempt follows Revoke.Backoff. It wakes up soon after a logout
 // queues new ones, and looks at an idle queue once a minute (a shared
 // queue may be filled by another process). A pass that cannot read the
 // queue is retried after a growing wait. Start it once per process:
@@ -319,8 +319,8 @@ func (k *Kit) Run(ctx context.Context) error {
 		switch {
 		case err != nil:
 			failures++
-			k.log.LogAttrs(ctx, slog.LevelWarn, "embedkit: revoke retry pass failed", slog.String("error", err.Error()))
-			timer.Reset(max(k.poll, k.backoff.Delay(failures)))
+			k.cfg.Logger.LogAttrs(ctx, slog.LevelWarn, "embedkit: revoke retry pass failed", slog.String("error", err.Error()))
+			timer.Reset(max(k.poll, k.cfg.Revoke.Backoff.Delay(failures)))
 		case pending > 0:
 			failures = 0
 			timer.Reset(k.poll)

@@ -32,7 +32,7 @@ func (c *revokeCounter) Revoke(o middleware.Outcome, _ time.Duration) {
 // embeds, with the emulator taking revokeLatency to answer each revoke.
 // The embeds are minted through the frame endpoint with the timer
 // stopped; only the logout request is timed. concurrency is
-// Config.RevokeConcurrency (0 is the default).
+// Config.Revoke.Concurrency (0 is the default).
 func benchLogout(b *testing.B, sessions, concurrency int) {
 	p := newBenchPlatform(b)
 	p.em.InjectFault(emulator.Fault{
@@ -43,7 +43,7 @@ func benchLogout(b *testing.B, sessions, concurrency int) {
 	h := newBenchHost()
 	metrics := &revokeCounter{}
 	k, store := newBenchKit(b, p, h, func(c *middleware.Config) {
-		c.RevokeConcurrency = concurrency
+		c.Revoke.Concurrency = concurrency
 		c.Metrics = metrics
 	})
 	frame := k.FrameHandler()
@@ -84,7 +84,7 @@ func benchLogout(b *testing.B, sessions, concurrency int) {
 }
 
 // BenchmarkLogout measures a logout that revokes 1 and 50 sessions, each
-// revoke taking revokeLatency, with the default RevokeConcurrency. The
+// revoke taking revokeLatency, with the default Revoke.Concurrency. The
 // revokes run concurrently, DefaultRevokeConcurrency (64) at a time, so
 // 50 sessions take about one revoke latency, like 1.
 func BenchmarkLogout(b *testing.B) {

@@ -160,7 +160,7 @@ func TestQueuedRevokesExpire(t *testing.T) {
 
 func TestRunRetriesInTheBackground(t *testing.T) {
 	tk := newTestKit(t, func(c *Config) {
-		c.RevokeBackoff = embedkit.Backoff{Min: time.Millisecond, Max: time.Millisecond}
+		c.Revoke.Backoff = embedkit.Backoff{Min: time.Millisecond, Max: time.Millisecond}
 		c.Now = time.Now // Run's retries come due on the real clock
 	})
 	ids := mintFor(t, tk, "ana", 2)
@@ -234,14 +234,14 @@ func TestRevokeStoreFailure(t *testing.T) {
 }
 
 // TestRevokeSchedule: the Kit owns the retry schedule. A failed revoke is
-// queued with its attempt count and a due time within RevokeBackoff's
+// queued with its attempt count and a due time within Revoke.Backoff's
 // ceiling for that attempt; a flush before then tries nothing; each
 // further failure counts one more attempt and waits longer.
 func TestRevokeSchedule(t *testing.T) {
 	backoff := embedkit.Backoff{Min: 10 * time.Second, Max: 40 * time.Second}
 	queue := NewMemoryQueue(nil)
 	tk := newTestKit(t, func(c *Config) {
-		c.RevokeBackoff = backoff
+		c.Revoke.Backoff = backoff
 		c.Store = queuedStore{SessionStore: c.Store, RevokeQueue: queue}
 	})
 	queue.now = func() time.Time { return tk.now }

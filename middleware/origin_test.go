@@ -18,7 +18,7 @@ func TestEmbedEndpointsAgreeOnOrigins(t *testing.T) {
 		name    string
 		site    string // Sec-Fetch-Site; "" sends none
 		source  string // the page's origin, as the browser names it
-		require bool   // Config.RequireFetchMetadata
+		require bool   // Config.Origins.RequireFetchMetadata
 		ok      bool
 	}{
 		{"same origin", "same-origin", own, false, true},
@@ -66,8 +66,8 @@ func TestEmbedEndpointsAgreeOnOrigins(t *testing.T) {
 		for _, ep := range endpoints {
 			t.Run(tt.name+"/"+ep.name, func(t *testing.T) {
 				tk := newTestKit(t, func(c *Config) {
-					c.TrustedOrigins = []string{"https://app2.host.example"}
-					c.RequireFetchMetadata = tt.require
+					c.Origins.Trusted = []string{"https://app2.host.example"}
+					c.Origins.RequireFetchMetadata = tt.require
 				})
 				w := serve(ep.handler(tk.Kit), ep.request(tt.site, tt.source))
 				want := http.StatusForbidden

@@ -155,15 +155,14 @@ func newRelHost(t *testing.T, p *relPlatform, o relHostOptions) *relHost {
 		t.Fatal(err)
 	}
 	h.kit, err = middleware.New(middleware.Config{
-		Platform:      h.client,
-		Identity:      relIdentity,
-		Store:         o.store,
-		PlatformURL:   p.srv.URL,
-		Policy:        middleware.Policy{DeploymentID: 1, AllowedGroups: []string{"sales", "emea"}},
-		Targets:       map[string]middleware.Target{"sales": {Kind: middleware.KindDashboard, PublicID: "sales-overview"}},
-		Logger:        logger,
-		RevokeTimeout: o.revokeTimeout,
-		RevokeBackoff: embedkit.Backoff{Min: time.Millisecond, Max: 10 * time.Millisecond},
+		Platform:    h.client,
+		Identity:    relIdentity,
+		Store:       o.store,
+		PlatformURL: p.srv.URL,
+		Policy:      middleware.Policy{DeploymentID: 1, AllowedGroups: []string{"sales", "emea"}},
+		Targets:     map[string]middleware.Target{"sales": {Kind: middleware.KindDashboard, PublicID: "sales-overview"}},
+		Logger:      logger,
+		Revoke:      middleware.RevokeOptions{Timeout: o.revokeTimeout, Backoff: embedkit.Backoff{Min: time.Millisecond, Max: 10 * time.Millisecond}},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -7,9 +7,9 @@ type requestOriginKey struct{}
 
 // WithRequestOrigin returns a copy of ctx that records origin
 // (scheme://host[:port]) as the origin the browser sent the request to,
-// for a kit whose Config.HostOrigin is empty: the iframe URL's
+// for a kit whose Config.Origins.Host is empty: the iframe URL's
 // parentOrigin and the frame endpoint's own-origin check use it in place
-// of the scheme and Host the request arrived with. Config.HostOrigin, when
+// of the scheme and Host the request arrived with. Config.Origins.Host, when
 // set, wins.
 //
 // The middleware reads no X-Forwarded-* header itself, since any client
@@ -19,7 +19,7 @@ type requestOriginKey struct{}
 // X-Forwarded-Proto. An origin that is not http or https with a plain
 // host[:port] and nothing else makes the request's origin unknown: the
 // iframe URL then names no parentOrigin, and a browser without fetch
-// metadata must name a Config.TrustedOrigins origin to load a frame.
+// metadata must name a Config.Origins.Trusted origin to load a frame.
 func WithRequestOrigin(ctx context.Context, origin string) context.Context {
 	o, err := parseHostOrigin(origin)
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestParentOriginFromRequestOrigin: with Config.HostOrigin empty, the
+// TestParentOriginFromRequestOrigin: with Config.Origins.Host empty, the
 // iframe URL's parentOrigin is the origin recorded by WithRequestOrigin
 // when there is one, else the request's own scheme and Host; the
 // middleware never reads X-Forwarded-* headers itself.
@@ -37,7 +37,7 @@ func TestParentOriginFromRequestOrigin(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tk := newTestKit(t, func(c *Config) { c.HostOrigin = tt.hostOrigin })
+			tk := newTestKit(t, func(c *Config) { c.Origins.Host = tt.hostOrigin })
 			r := request(http.MethodGet, "/embed/frame/sales", "ana")
 			r.Host = "app.example.com"
 			if tt.tls {

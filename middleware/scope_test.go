@@ -240,7 +240,7 @@ func TestTargetControlsConfigErrors(t *testing.T) {
 // 401 there, not a redirect to the login page, while a top-level
 // navigation still goes to the login page.
 func TestFrameProbeLearnsSignOut(t *testing.T) {
-	tk := newTestKit(t, func(c *Config) { c.LoginURL = "/login" })
+	tk := newTestKit(t, func(c *Config) { c.Paths.Login = "/login" })
 	tests := []struct {
 		name, method, mode, dest string
 		status                   int

@@ -30,10 +30,10 @@ type sessionResponse struct {
 
 // SessionHandler serves the JSON endpoint for single-page apps and for
 // renewing a session in place (the host script calls it when an embed
-// says its session is expiring). Mount it at Config.SessionPath.
+// says its session is expiring). Mount it at Config.Paths.Session.
 //
 // It accepts only POST (405 otherwise) from the same origin or
-// Config.TrustedOrigins (http.CrossOriginProtection; 403 otherwise), with
+// Config.Origins.Trusted (http.CrossOriginProtection; 403 otherwise), with
 // a body of at most 1 KiB:
 //
 //	{"target": "sales"}                          a registered target name or frame path
@@ -79,16 +79,16 @@ func (k *Kit) SessionHandler() http.Handler {
 		}
 		w.Header().Set("Content-Type", "application/json")
 		if err := json.NewEncoder(w).Encode(sessionResponse{URL: f.URL, SessionID: f.SessionID, ExpiresAt: f.ExpiresAt.UTC()}); err != nil {
-			k.log.LogAttrs(r.Context(), slog.LevelWarn, "embedkit: writing the session answer failed", slog.String("error", err.Error()))
+			k.cfg.Logger.LogAttrs(r.Context(), slog.LevelWarn, "embedkit: writing the session answer failed", slog.String("error", err.Error()))
 		}
 	})
 	return k.postOnly(k.requireFetchMetadata(k.cop.Handler(h)), true)
 }
 
 // requireFetchMetadata refuses a request without Sec-Fetch-Site when
-// Config.RequireFetchMetadata is set, as the frame endpoints do.
+// Config.Origins.RequireFetchMetadata is set, as the frame endpoints do.
 func (k *Kit) requireFetchMetadata(next http.Handler) http.Handler {
-	if !k.requireFetchMD {
+	if !k.cfg.Origins.RequireFetchMetadata {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -116,7 +116,7 @@ func (k *Kit) postOnly(next http.Handler, asJSON bool) http.Handler {
 
 // denyCrossOrigin answers requests http.CrossOriginProtection refused.
 func (k *Kit) denyCrossOrigin(w http.ResponseWriter, r *http.Request) {
-	k.log.LogAttrs(r.Context(), slog.LevelWarn, "embedkit: cross-origin request refused", slog.String("path", r.URL.Path))
+	k.cfg.Logger.LogAttrs(r.Context(), slog.LevelWarn, "embedkit: cross-origin request refused", slog.String("path", r.URL.Path))
 	k.fail(w, r, ErrCrossSite, wantsJSON(r))
 }
 

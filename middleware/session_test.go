@@ -106,7 +106,7 @@ func TestSessionHandlerRefusals(t *testing.T) {
 }
 
 func TestSessionHandlerTrustedOrigin(t *testing.T) {
-	tk := newTestKit(t, func(c *Config) { c.TrustedOrigins = []string{"https://app.example.com"} })
+	tk := newTestKit(t, func(c *Config) { c.Origins.Trusted = []string{"https://app.example.com"} })
 	r := jsonRequest(`{"target":"chat"}`, "ana")
 	r.Header.Set("Sec-Fetch-Site", "cross-site")
 	r.Header.Set("Origin", "https://app.example.com")

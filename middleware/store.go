@@ -50,7 +50,7 @@ type SubjectIndex interface {
 
 // Deferred is a revoke waiting in a RevokeQueue: the record, how many
 // attempts at it failed, and when the next is due. The Kit owns the
-// schedule: it sets Attempts and Due (Config.RevokeBackoff). A store that
+// schedule: it sets Attempts and Due (Config.Revoke.Backoff). A store that
 // pushes a record out of a full key queues it with Attempts 0 and Due now.
 type Deferred struct {
 	Minted

@@ -192,7 +192,7 @@ func (t Target) canonicalRef() string {
 func (k *Kit) iframeURL(t Target, q url.Values, sessionID, locale, timeZone, parent string) string {
 	u := *k.platformURL
 	base := u.Path
-	dep := strconv.FormatInt(k.policy.DeploymentID, 10)
+	dep := strconv.FormatInt(k.cfg.Policy.DeploymentID, 10)
 	switch t.Kind {
 	case KindDashboard:
 		if t.DeploymentPath {

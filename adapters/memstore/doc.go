@@ -42,7 +42,7 @@
 //     are compared exactly, as strings.
 //   - Defer, Due and Pending are the revoke queue, a
 //     middleware.MemoryQueue: a plain queue ordered by due time, whose
-//     schedule the middleware's Kit owns (Config.RevokeBackoff). Defer of
+//     schedule the middleware's Kit owns (Config.Revoke.Backoff). Defer of
 //     an expired record skips it; Defer of an id already queued replaces
 //     it. Due removes and returns up to n records whose due time has
 //     come, earliest first, dropping those that expired while queued.

@@ -98,7 +98,7 @@ func TestKitReportsToMetrics(t *testing.T) {
 		Metrics:     metrics,
 		Now:         (&stepClock{}).Now,
 		// A queued revoke is due within a millisecond: one clock step.
-		RevokeBackoff: embedkit.Backoff{Min: time.Millisecond, Max: time.Millisecond},
+		Revoke: middleware.RevokeOptions{Backoff: embedkit.Backoff{Min: time.Millisecond, Max: time.Millisecond}},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -33,7 +33,7 @@
 // parentOrigin, the only origin the embedded page talks to). Behind a
 // proxy that terminates TLS, the request the app sees is plain http, and
 // the middleware reads no X-Forwarded-* header by itself, since any client
-// can send one. Either set middleware.Config.HostOrigin to the public
+// can send one. Either set middleware.Config.Origins.Host to the public
 // origin ("https://app.example.com"), the production setting, right
 // whatever the proxy does with Host; or wrap the kit's handlers in
 // Identity.ForwardedOrigin with the proxy's addresses:

@@ -15,7 +15,7 @@ const protoHeader = "X-Forwarded-Proto"
 // a request whose RemoteAddr lies in a trusted proxy prefix, the origin
 // the browser sent it to (middleware.WithRequestOrigin): the scheme the
 // proxy names in X-Forwarded-Proto ("http" or "https") and the request's
-// Host. A kit whose Config.HostOrigin is empty then names that origin as
+// Host. A kit whose Config.Origins.Host is empty then names that origin as
 // the iframe's parentOrigin, so a proxy that terminates TLS yields
 // https://host rather than http://host.
 //
@@ -26,7 +26,7 @@ const protoHeader = "X-Forwarded-Proto"
 // it came over TLS. The proxy must set X-Forwarded-Proto, replacing what
 // the client sent, and pass the browser's Host through; X-Forwarded-Host
 // and Forwarded are not read. When the proxy rewrites Host, set
-// middleware.Config.HostOrigin instead.
+// middleware.Config.Origins.Host instead.
 func (id *Identity) ForwardedOrigin(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if scheme, ok := id.forwardedScheme(r); ok {

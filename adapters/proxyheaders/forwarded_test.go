@@ -62,7 +62,7 @@ func newKit(t *testing.T, hostOrigin string) *middleware.Kit {
 		Store:       &store{},
 		Policy:      middleware.Policy{DeploymentID: 1},
 		PlatformURL: "https://platform.example",
-		HostOrigin:  hostOrigin,
+		Origins:     middleware.OriginOptions{Host: hostOrigin},
 		Targets:     map[string]middleware.Target{"sales": {Kind: middleware.KindDashboard, PublicID: "sales-overview"}},
 	})
 	if err != nil {

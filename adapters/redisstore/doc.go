@@ -59,7 +59,7 @@
 //     that the caller can still revoke them.
 //   - Defer queues records for a later revoke attempt, each due at its
 //     Due with its attempt count: a plain queue by due time, whose
-//     schedule the middleware's Kit owns (Config.RevokeBackoff). Defer of
+//     schedule the middleware's Kit owns (Config.Revoke.Backoff). Defer of
 //     an expired record skips it; Defer of an id already queued replaces
 //     it. The queue lives in Redis: revokes deferred before a restart are
 //     due after it, from any Store with the same prefix.

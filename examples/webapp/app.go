@@ -250,7 +250,7 @@ func (a *App) endedSessions() (revocationList, error) {
 // gives middleware.New, from the platform fields of cfg (PlatformURL,
 // APIKey, DeploymentID, Dashboards, AllowedGroups, GroupMap,
 // CreatorTenants, PrimaryColor, HTTPClient, Logger; PublicURL, when set,
-// is the HostOrigin): Platform, Policy, PlatformURL, HostOrigin, Targets
+// is Origins.Host): Platform, Policy, PlatformURL, Targets, Origins
 // and the login settings. The app adds its Identity, Store, Logger,
 // Metrics and ErrorHandler. The doctor command checks this Config, so it
 // and the app cannot disagree.
@@ -272,13 +272,12 @@ func kitConfig(cfg Config) (middleware.Config, error) {
 		return middleware.Config{}, fmt.Errorf("webapp: platform client (%s, %s): %w", EnvBaseURL, EnvAPIKey, err)
 	}
 	return middleware.Config{
-		Platform:         client,
-		Policy:           policy(cfg),
-		PlatformURL:      cfg.PlatformURL,
-		HostOrigin:       originOf(cfg.PublicURL),
-		Targets:          targets(cfg.Dashboards),
-		LoginURL:         LoginPath,
-		LoginReturnParam: "return_to",
+		Platform:    client,
+		Policy:      policy(cfg),
+		PlatformURL: cfg.PlatformURL,
+		Targets:     targets(cfg.Dashboards),
+		Origins:     middleware.OriginOptions{Host: originOf(cfg.PublicURL)},
+		Paths:       middleware.PathOptions{Login: LoginPath, LoginReturnParam: "return_to"},
 	}, nil
 }
 

@@ -15,7 +15,7 @@ func TestKitConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if kc.Policy.DeploymentID != 1 || kc.PlatformURL != base.PlatformURL || kc.HostOrigin != "" || kc.Platform == nil {
+	if kc.Policy.DeploymentID != 1 || kc.PlatformURL != base.PlatformURL || kc.Origins.Host != "" || kc.Platform == nil {
 		t.Errorf("Config %+v", kc)
 	}
 	if got, want := len(kc.Targets), len(DemoDashboards())+2; got != want {
@@ -27,8 +27,8 @@ func TestKitConfig(t *testing.T) {
 
 	withURL := base
 	withURL.PublicURL = "https://app.example.com/"
-	if kc, err := KitConfig(withURL); err != nil || kc.HostOrigin != "https://app.example.com" {
-		t.Errorf("HostOrigin %q, %v", kc.HostOrigin, err)
+	if kc, err := KitConfig(withURL); err != nil || kc.Origins.Host != "https://app.example.com" {
+		t.Errorf("Origins.Host %q, %v", kc.Origins.Host, err)
 	}
 
 	for _, tt := range []struct {

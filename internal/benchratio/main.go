@@ -7,7 +7,7 @@
 //     process CPU time (cpu-ns/op), and the connections the kit opened to
 //     the platform against the number of concurrent callers;
 //   - Logout: 50 revoked sessions against 1, with the default
-//     RevokeConcurrency and with 64;
+//     Revoke.Concurrency and with 64;
 //   - the memory store's heap bytes per stored id;
 //   - Validate's time and allocations;
 //   - the emulator's generate-session, with 100,000 sessions in memory

@@ -366,13 +366,13 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	}
 	store := memstore.New(memstore.WithMaxPerKey(o.MaxPerKey))
 	kit, err := middleware.New(middleware.Config{
-		Platform:      client,
-		Identity:      middleware.IdentityFunc(headerViewer),
-		Store:         store,
-		PlatformURL:   platform.URL,
-		Policy:        middleware.Policy{DeploymentID: 1, AllowedGroups: []string{"sales"}},
-		Targets:       map[string]middleware.Target{"sales": {Kind: middleware.KindDashboard, PublicID: "sales-overview"}},
-		RevokeBackoff: revokeBackoff,
+		Platform:    client,
+		Identity:    middleware.IdentityFunc(headerViewer),
+		Store:       store,
+		PlatformURL: platform.URL,
+		Policy:      middleware.Policy{DeploymentID: 1, AllowedGroups: []string{"sales"}},
+		Targets:     map[string]middleware.Target{"sales": {Kind: middleware.KindDashboard, PublicID: "sales-overview"}},
+		Revoke:      middleware.RevokeOptions{Backoff: revokeBackoff},
 	})
 	if err != nil {
 		return r.report, err
