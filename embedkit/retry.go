@@ -84,7 +84,7 @@ func (p RetryPolicy) withDefaults() (RetryPolicy, error) {
 // a uniformly random time in [0, min(Max, Min·2^(n-1))]. It is the one
 // schedule of the kit: the client's retries (RetryPolicy, through
 // DefaultBackoff) and the middleware's revoke retries
-// (middleware.Config.RevokeBackoff) both use it. Full jitter spreads the
+// (middleware.Config.Revoke.Backoff) both use it. Full jitter spreads the
 // retries of many callers, so that they do not come back in step.
 type Backoff struct {
 	// Min is the ceiling of the first attempt's wait; Max caps every
