@@ -270,3 +270,76 @@ func TestEmulatorSessionHandlerRenewal(t *testing.T) {
 		t.Fatalf("renewed session does not work: %v", err)
 	}
 }
+
+// TestInvalidPolicyRefusedBeforeTheWire: with an *embedkit.Client as the
+// Platform the kit leaves validation to the client (one validation per
+// load), and a request the policy got wrong is still refused before a byte
+// reaches the platform, as a misconfiguration (500) with the invalid
+// outcome.
+func TestInvalidPolicyRefusedBeforeTheWire(t *testing.T) {
+	e := setupEmulator(t)
+	if !e.Kit.platformValidates {
+		t.Fatal("the kit does not see that its client validates")
+	}
+	// The count sees a valid load's call.
+	before := e.generateCalls(t)
+	e.load(t, "ana", "login-1")
+	if got := e.generateCalls(t); got != before+1 {
+		t.Fatalf("a valid load made %d generate-session calls, want 1", got-before)
+	}
+	for name, edit := range map[string]func(*embedkit.GenerateSessionRequest){
+		"tenant name":         func(r *embedkit.GenerateSessionRequest) { r.EmbedTenantName = "Not A Tenant" },
+		"unencodable context": func(r *embedkit.GenerateSessionRequest) { r.SecurityContext = map[string]any{"f": func() {}} },
+		"internal and external id": func(r *embedkit.GenerateSessionRequest) {
+			r.InternalID = "admin"
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			cfg := e.Kit.cfg
+			metrics := &countingMetrics{}
+			cfg.Metrics = metrics
+			cfg.Policy.Customize = func(_ *http.Request, _ *Viewer, _ Target, req *embedkit.GenerateSessionRequest) error {
+				edit(req)
+				return nil
+			}
+			k, err := New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := e.generateCalls(t)
+			w := serve(k.FrameHandler(), request(http.MethodGet, "/embed/frame/dashboard/sales-overview", "ana"))
+			if w.Code != http.StatusInternalServerError {
+				t.Fatalf("status %d, want 500", w.Code)
+			}
+			if got := e.generateCalls(t); got != before {
+				t.Errorf("%d generate-session calls reached the platform", got-before)
+			}
+			if metrics.mints.Load() != 1 {
+				t.Errorf("%d mints reported, want 1", metrics.mints.Load())
+			}
+		})
+	}
+}
+
+// generateCalls counts the generate-session requests the emulator saw.
+func (e *platformEnv) generateCalls(t *testing.T) int {
+	t.Helper()
+	res, err := http.Get(e.srv.URL + "/_emulator/requests")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var log struct {
+		Requests []struct{ Method, Path string } `json:"requests"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&log); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range log.Requests {
+		if r.Path == "/api/v1/embed/generate-session" {
+			n++
+		}
+	}
+	return n
+}

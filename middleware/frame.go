@@ -83,7 +83,14 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 	start := k.cfg.Now()
 	logAttrs := []slog.Attr{slog.String("target", name), slog.String("viewer", embedkit.Redact(v.Key()))}
 
-	req, err := k.cfg.Policy.Request(r, v, t)
+	// The request is validated once: by the client, before a byte goes
+	// out, or here when the Platform is not an *embedkit.Client.
+	var req *embedkit.GenerateSessionRequest
+	if k.platformValidates {
+		req, err = k.cfg.Policy.build(r, v, t)
+	} else {
+		req, err = k.cfg.Policy.Request(r, v, t)
+	}
 	if err != nil {
 		if errors.Is(err, ErrDenied) {
 			report(OutcomeDenied, 0)
@@ -109,6 +116,12 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 	sess, err := k.cfg.Platform.GenerateSession(r.Context(), req)
 	latency := k.cfg.Now().Sub(callStart)
 	switch {
+	case errors.Is(err, embedkit.ErrInvalidRequest):
+		// Refused by the client's validation: the policy produced it.
+		err = fmt.Errorf("%w: %w", ErrMisconfigured, err)
+		report(OutcomeInvalid, 0)
+		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelError, "embedkit: mint not sent: the policy produced an invalid request", attrs(logAttrs, slog.String("outcome", string(OutcomeInvalid)), slog.String("error", err.Error()))...)
+		return nil, err
 	case err != nil:
 	case sess == nil || sess.SessionID == "":
 		err = fmt.Errorf("%w: generate-session answered no session id", embedkit.ErrUnexpectedResponse)
@@ -127,9 +140,6 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 			failed = OutcomeDenied
 		case http.StatusInternalServerError:
 			failed = OutcomeInvalid
-		}
-		if errors.Is(err, embedkit.ErrInvalidRequest) {
-			latency = 0 // refused before the wire
 		}
 		report(failed, latency)
 		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelError, "embedkit: mint failed", attrs(logAttrs, slog.String("outcome", string(outcome)), slog.Duration("latency", latency), slog.String("error", err.Error()))...)

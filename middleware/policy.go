@@ -136,6 +136,20 @@ func (p *Policy) check() error {
 // setup produced an invalid request); the request is never sent by
 // Request itself.
 func (p *Policy) Request(r *http.Request, v *Viewer, t Target) (*embedkit.GenerateSessionRequest, error) {
+	req, err := p.build(r, v, t)
+	if err != nil {
+		return nil, err
+	}
+	if err := req.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrMisconfigured, err)
+	}
+	return req, nil
+}
+
+// build is Request without the validation, for a caller whose Platform
+// validates every request itself (an *embedkit.Client does, before a byte
+// is sent), so that one load validates once.
+func (p *Policy) build(r *http.Request, v *Viewer, t Target) (*embedkit.GenerateSessionRequest, error) {
 	if v == nil {
 		return nil, fmt.Errorf("%w: no viewer", ErrMisconfigured)
 	}
@@ -209,9 +223,6 @@ func (p *Policy) Request(r *http.Request, v *Viewer, t Target) (*embedkit.Genera
 			}
 			return nil, fmt.Errorf("%w: Policy.Customize: %w", ErrMisconfigured, err)
 		}
-	}
-	if err := req.Validate(); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrMisconfigured, err)
 	}
 	return req, nil
 }
