@@ -31,20 +31,47 @@ func (r rec) minted() middleware.Minted {
 func encode(recs []rec) string {
 	n := 0
 	for _, r := range recs {
-		n += 8 + uvarintLen(len(r.id)) + len(r.id) + uvarintLen(len(r.subject)) + len(r.subject)
+		n += r.encodedLen()
 	}
 	var b strings.Builder
 	b.Grow(n)
-	var buf [binary.MaxVarintLen64]byte
 	for _, r := range recs {
-		binary.BigEndian.PutUint64(buf[:8], uint64(r.exp))
-		b.Write(buf[:8])
-		b.Write(binary.AppendUvarint(buf[:0], uint64(len(r.id))))
-		b.WriteString(r.id)
-		b.Write(binary.AppendUvarint(buf[:0], uint64(len(r.subject))))
-		b.WriteString(r.subject)
+		r.appendTo(&b)
 	}
 	return b.String()
+}
+
+// encodedLen is the length of r's encoding.
+func (r rec) encodedLen() int {
+	return 8 + uvarintLen(len(r.id)) + len(r.id) + uvarintLen(len(r.subject)) + len(r.subject)
+}
+
+// appendTo writes r's encoding to b.
+func (r rec) appendTo(b *strings.Builder) {
+	var buf [binary.MaxVarintLen64]byte
+	binary.BigEndian.PutUint64(buf[:8], uint64(r.exp))
+	b.Write(buf[:8])
+	b.Write(binary.AppendUvarint(buf[:0], uint64(len(r.id))))
+	b.WriteString(r.id)
+	b.Write(binary.AppendUvarint(buf[:0], uint64(len(r.subject))))
+	b.WriteString(r.subject)
+}
+
+// span is a record with the byte range its encoding takes in a value.
+type span struct {
+	rec
+	start, end int
+}
+
+// nextRecord decodes the record at offset off of the encoded value v and
+// returns it with the offset of the next one.
+func nextRecord(v string, off int) (rec, int) {
+	var r rec
+	rest := v[off:]
+	r.exp = be64(rest)
+	r.id, rest = lenPrefixed(rest[8:])
+	r.subject, rest = lenPrefixed(rest)
+	return r, len(v) - len(rest)
 }
 
 // records yields the records of an encoded value, in the order they were

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"hash/maphash"
+	"math"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -89,26 +92,72 @@ func (s *Store) Add(ctx context.Context, key string, m middleware.Minted) error 
 	mu := s.lock(key)
 	defer mu.Unlock()
 	old := s.load(key)
-	var buf [8]rec
-	recs := buf[:0]
-	for r := range records(old) {
+
+	// One pass over the key's records: which stay, and whether they all
+	// belong to m's subject (then the subject index needs no change).
+	var buf [16]span
+	kept := buf[:0]
+	oneSubject := true
+	for off := 0; off < len(old); {
+		r, next := nextRecord(old, off)
+		oneSubject = oneSubject && r.subject == m.Subject
 		if r.exp > now && r.id != m.SessionID {
-			recs = append(recs, r)
+			kept = append(kept, span{rec: r, start: off, end: next})
 		}
+		off = next
 	}
-	recs = append(recs, rec{id: m.SessionID, subject: m.Subject, exp: exp})
+	add := rec{id: m.SessionID, subject: m.Subject, exp: exp}
+	keepAdd := true
+
+	// Over the maximum, the record that expires first leaves: the first
+	// such kept record, or the new one when it alone expires first.
 	var evicted []middleware.Deferred
-	for len(recs) > s.maxPerKey {
-		oldest := 0
-		for i, r := range recs {
-			if r.exp < recs[oldest].exp {
-				oldest = i
+	for len(kept)+boolInt(keepAdd) > s.maxPerKey {
+		oldest, first := -1, int64(math.MaxInt64)
+		for i, sp := range kept {
+			if sp.exp < first {
+				oldest, first = i, sp.exp
 			}
 		}
-		evicted = append(evicted, middleware.Deferred{Minted: recs[oldest].minted(), Due: time.Unix(0, now)})
-		recs = append(recs[:oldest], recs[oldest+1:]...)
+		if keepAdd && exp < first {
+			evicted = append(evicted, middleware.Deferred{Minted: m, Due: time.Unix(0, now)})
+			keepAdd = false
+			continue
+		}
+		evicted = append(evicted, middleware.Deferred{Minted: kept[oldest].minted(), Due: time.Unix(0, now)})
+		kept = slices.Delete(kept, oldest, oldest+1)
 	}
-	s.save(key, old, recs, now)
+
+	// The new value copies the kept records' bytes and appends the new
+	// record: nothing is decoded and encoded again.
+	size, latest := 0, int64(0)
+	for _, sp := range kept {
+		size += sp.end - sp.start
+		latest = max(latest, sp.exp)
+	}
+	if keepAdd {
+		size += add.encodedLen()
+		latest = max(latest, exp)
+	}
+	var b strings.Builder
+	b.Grow(size)
+	for _, sp := range kept {
+		b.WriteString(old[sp.start:sp.end])
+	}
+	if keepAdd {
+		add.appendTo(&b)
+	}
+	s.cache.Set(key, b.String(), time.Duration(latest-now)+s.grace)
+	if old == "" || !oneSubject {
+		recs := make([]rec, 0, len(kept)+1)
+		for _, sp := range kept {
+			recs = append(recs, sp.rec)
+		}
+		if keepAdd {
+			recs = append(recs, add)
+		}
+		s.index.replace(key, old, recs)
+	}
 	if len(evicted) > 0 {
 		return s.queue.Defer(ctx, evicted)
 	}
@@ -247,4 +296,12 @@ func (s *Store) Due(ctx context.Context, n int) ([]middleware.Deferred, error) {
 // Pending reports how many live records are queued. ctx is not used.
 func (s *Store) Pending(ctx context.Context) (int, error) {
 	return s.queue.Pending(ctx)
+}
+
+// boolInt is 1 for true, 0 for false.
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

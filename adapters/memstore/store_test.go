@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"runtime"
 	"slices"
 	"strings"
@@ -354,5 +355,92 @@ func TestRecordsRoundTrip(t *testing.T) {
 				t.Errorf("round trip = %v, want %v", got, tt.recs)
 			}
 		})
+	}
+}
+
+// TestAddAgainstModel runs random Adds, some replacing an id, some over
+// the key's bound, some of records that expire, against a plain model of
+// the rules (keep the live records of other ids, add the new one, let the
+// record that expires first leave while over the bound), and compares the
+// records under each key, the queue and the subject index afterwards.
+func TestAddAgainstModel(t *testing.T) {
+	ctx := t.Context()
+	clock := newFakeClock()
+	const max = 4
+	s := New(WithClock(clock.Now), WithMaxPerKey(max))
+	model := map[string][]middleware.Minted{}
+	var queued []string
+	rng := rand.New(rand.NewPCG(7, 11))
+	subjects := []string{"alice", "bob"}
+	for i := range 400 {
+		key := fmt.Sprintf("s:%d", rng.IntN(3))
+		m := minted(fmt.Sprintf("id-%d", rng.IntN(12)), subjects[rng.IntN(2)], clock.Now().Add(time.Duration(rng.IntN(60)-5)*time.Minute))
+		if err := s.Add(ctx, key, m); err != nil {
+			t.Fatal(err)
+		}
+		if m.ExpiresAt.After(clock.Now()) {
+			var next []middleware.Minted
+			for _, r := range model[key] {
+				if r.ExpiresAt.After(clock.Now()) && r.SessionID != m.SessionID {
+					next = append(next, r)
+				}
+			}
+			next = append(next, m)
+			for len(next) > max {
+				oldest := 0
+				for j, r := range next {
+					if r.ExpiresAt.Before(next[oldest].ExpiresAt) {
+						oldest = j
+					}
+				}
+				queued = append(queued, next[oldest].SessionID)
+				next = append(next[:oldest], next[oldest+1:]...)
+			}
+			model[key] = next
+		}
+		if i%50 == 49 {
+			clock.Advance(7 * time.Minute)
+		}
+	}
+	for _, subject := range subjects {
+		got, err := s.TakeSubject(ctx, subject)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for key, recs := range model {
+			var left []middleware.Minted
+			for _, r := range recs {
+				if !r.ExpiresAt.After(clock.Now()) {
+					continue
+				}
+				if r.Subject == subject {
+					want = append(want, key+"/"+r.SessionID)
+				} else {
+					left = append(left, r)
+				}
+			}
+			model[key] = left
+		}
+		gotIDs := make([]string, 0, len(got))
+		for _, m := range got {
+			gotIDs = append(gotIDs, m.SessionID)
+		}
+		slices.Sort(gotIDs)
+		wantIDs := make([]string, 0, len(want))
+		for _, w := range want {
+			wantIDs = append(wantIDs, w[strings.Index(w, "/")+1:])
+		}
+		slices.Sort(wantIDs)
+		if !slices.Equal(gotIDs, wantIDs) {
+			t.Errorf("TakeSubject(%s) = %v, want %v", subject, gotIDs, wantIDs)
+		}
+	}
+	due, err := s.Due(ctx, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(due); n > len(queued) || n == 0 {
+		t.Errorf("%d records queued, want up to %d (those pushed out, less the expired)", n, len(queued))
 	}
 }
