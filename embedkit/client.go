@@ -176,21 +176,26 @@ func (c *Client) NewRequest(ctx context.Context, method, path string, body any) 
 	if !strings.HasPrefix(path, "/") || strings.HasPrefix(path, "//") || strings.HasPrefix(path, "/\\") {
 		return nil, fmt.Errorf("embedkit: request path must start with a single \"/\"")
 	}
-	u, err := url.Parse(c.baseStr + path)
-	if err != nil || u.Host != c.base.Host || u.Scheme != c.base.Scheme {
-		return nil, errors.New("embedkit: request path does not parse")
-	}
 	var rdr io.Reader
 	if body != nil {
 		buf, err := json.Marshal(body)
 		if err != nil {
-			return nil, fmt.Errorf("embedkit: %s %s: encoding request body: %w", method, u.Path, err)
+			p, _, _ := strings.Cut(path, "?")
+			return nil, fmt.Errorf("embedkit: %s %s: encoding request body: %w", method, c.base.Path+p, err)
 		}
 		rdr = bytes.NewReader(buf)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, u.String(), rdr)
+	// The URL is parsed once, by the request itself.
+	req, err := http.NewRequestWithContext(ctx, method, c.baseStr+path, rdr)
 	if err != nil {
+		if _, perr := url.Parse(c.baseStr + path); perr != nil {
+			return nil, errors.New("embedkit: request path does not parse")
+		}
 		return nil, fmt.Errorf("embedkit: building %s request: %w", method, err)
+	}
+	u := req.URL
+	if u.Host != c.base.Host || u.Scheme != c.base.Scheme {
+		return nil, errors.New("embedkit: request path does not parse")
 	}
 	scheme := "Bearer"
 	if strings.HasPrefix(u.Path, c.base.Path+"/api/v1/embed/") {

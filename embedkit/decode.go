@@ -151,9 +151,17 @@ type listEnvelope struct {
 	Count      *int            `json:"count"`
 }
 
+// dataKey is the envelope's key as it appears in a body.
+var dataKey = []byte(`"data"`)
+
 // unwrapData returns the object under "data" when body is {"data": {...}},
 // and body itself otherwise.
 func unwrapData(body []byte) []byte {
+	// Most answers have no envelope: a body without the key costs no
+	// decoding. (A "data" key spelled with escapes is not unwrapped.)
+	if !bytes.Contains(body, dataKey) {
+		return body
+	}
 	var env map[string]json.RawMessage
 	if json.Unmarshal(body, &env) != nil {
 		return body
