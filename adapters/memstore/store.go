@@ -95,7 +95,7 @@ func (s *Store) Add(ctx context.Context, key string, m middleware.Minted) error 
 
 	// One pass over the key's records: which stay, and whether they all
 	// belong to m's subject (then the subject index needs no change).
-	var buf [16]span
+	var buf [64]span
 	kept := buf[:0]
 	oneSubject := true
 	for off := 0; off < len(old); {
