@@ -51,6 +51,12 @@
 //	<iframe src="/embed/frame/sales" data-embedkit data-embedkit-target="sales"></iframe>
 //	<script src="/embed/host.js" defer></script>
 //
+// Every other setting has a safe default and sits in one of four groups of
+// Config: Origins (the host's origin, set in production, and trusted
+// others), Paths (where the endpoints are mounted, where sign-in is),
+// Locales (the supported locales, the default locale and time zone) and
+// Revoke (logout's deadline and concurrency, and the retry schedule).
+//
 // # Three ways to serve an embed
 //
 //   - FrameHandler as the iframe src (recommended): every load mints a
@@ -105,12 +111,15 @@
 // # Logout
 //
 // Logout wraps the host's logout handler: a same-origin POST takes every
-// id minted for the host session, revokes them (eight at a time, under
-// their own deadline, unaffected by the browser disconnecting), queues the
-// ones that fail, and always runs the host's logout. Run retries the queue
-// with backoff until each id is revoked or can no longer be alive. The
-// queue is the store's own when it implements RevokeQueue (surviving
-// restarts), otherwise in memory. RevokeSubject serves OpenID Connect
+// id minted for the host session, revokes them (up to
+// Config.Revoke.Concurrency at a time, 128 by default, under their own
+// deadline, unaffected by the browser disconnecting), queues the ones that
+// fail, and always runs the host's logout. Run retries the queue until
+// each id is revoked or can no longer be alive, on the Kit's one schedule
+// (Config.Revoke.Backoff): each queued record carries its attempt count
+// and the time its next attempt is due. The queue is the store's own when
+// it implements RevokeQueue (surviving restarts with the Redis store),
+// otherwise a MemoryQueue. RevokeSubject serves OpenID Connect
 // back-channel logout with stores that implement SubjectIndex.
 //
 // # Security defaults
