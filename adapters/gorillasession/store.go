@@ -179,8 +179,8 @@ func readMinted(sess *sessions.Session) map[string]recordList {
 	if !ok {
 		return nil
 	}
-	var recs map[string]recordList
-	if err := json.Unmarshal([]byte(raw), &recs); err != nil {
+	recs, ok := decodeRecords(raw)
+	if !ok {
 		return nil
 	}
 	return recs
@@ -206,11 +206,7 @@ func writeMinted(w http.ResponseWriter, r *http.Request, sess *sessions.Session,
 	if len(recs) == 0 {
 		delete(sess.Values, mintedValue)
 	} else {
-		b, err := json.Marshal(recs)
-		if err != nil {
-			return fmt.Errorf("gorillasession: encoding records: %w", err)
-		}
-		sess.Values[mintedValue] = string(b)
+		sess.Values[mintedValue] = encodeRecords(recs)
 	}
 	err := saveBounded(w, r, sess)
 	if err != nil {

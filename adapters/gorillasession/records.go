@@ -1,0 +1,241 @@
+package gorillasession
+
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+)
+
+// The records of a session are kept as JSON text in the cookie:
+//
+//	{"<key>":[["<id>",<expiry ms>],["<id>",<expiry ms>,"<subject>"]],...}
+//
+// a record's subject written only when it differs from the previous
+// record's (see recordList). encodeRecords and decodeRecords read and
+// write that one shape by hand, with no reflection; a value of any other
+// shape (or any JSON the hand decoder does not take, such as a string with
+// escapes it leaves to the standard library) is decoded by encoding/json,
+// so every value the cookie ever held still reads.
+
+// encodeRecords returns the JSON text of recs, keys in sorted order, as
+// json.Marshal writes it (FuzzRecords holds the two to the same value).
+func encodeRecords(recs map[string]recordList) string {
+	keys := make([]string, 0, len(recs))
+	n := 2
+	for k, list := range recs {
+		keys = append(keys, k)
+		n += len(k) + 6
+		for _, r := range list {
+			n += len(r.I) + len(r.S) + 30
+		}
+	}
+	slices.Sort(keys)
+	b := make([]byte, 0, n)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, k)
+		b = append(b, ':', '[')
+		prev := ""
+		for j, r := range recs[k] {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, '[')
+			b = appendJSONString(b, r.I)
+			b = append(b, ',')
+			b = strconv.AppendInt(b, r.E, 10)
+			if r.S != prev {
+				b = append(b, ',')
+				b = appendJSONString(b, r.S)
+			}
+			b = append(b, ']')
+			prev = r.S
+		}
+		b = append(b, ']')
+	}
+	b = append(b, '}')
+	return string(b)
+}
+
+// appendJSONString appends s as a JSON string: quotes, backslashes and
+// control characters escaped, <, > and & escaped as encoding/json does,
+// invalid UTF-8 replaced by U+FFFD, U+2028 and U+2029 escaped.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// decodeRecords reads a value written by encodeRecords, or by an earlier
+// version with encoding/json. ok is false when the value is not records at
+// all.
+func decodeRecords(s string) (recs map[string]recordList, ok bool) {
+	if recs, ok := scanRecords(s); ok {
+		return recs, true
+	}
+	if err := json.Unmarshal([]byte(s), &recs); err != nil {
+		return nil, false
+	}
+	return recs, true
+}
+
+// scanRecords is the hand decoder of the one shape encodeRecords writes,
+// strings without escapes only; ok is false for anything else, which the
+// caller then gives to encoding/json.
+func scanRecords(s string) (map[string]recordList, bool) {
+	p := scanner{s: s}
+	if !p.eat('{') {
+		return nil, false
+	}
+	recs := map[string]recordList{}
+	if p.eat('}') {
+		return recs, p.done()
+	}
+	for {
+		key, ok := p.str()
+		if !ok || !p.eat(':') || !p.eat('[') {
+			return nil, false
+		}
+		var list recordList
+		prev := ""
+		if !p.eat(']') {
+			for {
+				r := storedMinted{S: prev}
+				if !p.eat('[') {
+					return nil, false
+				}
+				if r.I, ok = p.str(); !ok || !p.eat(',') {
+					return nil, false
+				}
+				if r.E, ok = p.int(); !ok {
+					return nil, false
+				}
+				if p.eat(',') {
+					if r.S, ok = p.str(); !ok {
+						return nil, false
+					}
+				}
+				if !p.eat(']') {
+					return nil, false
+				}
+				list = append(list, r)
+				prev = r.S
+				if p.eat(']') {
+					break
+				}
+				if !p.eat(',') {
+					return nil, false
+				}
+			}
+		}
+		if _, dup := recs[key]; dup {
+			return nil, false // encoding/json keeps the last; let it decide
+		}
+		recs[key] = list
+		if p.eat('}') {
+			return recs, p.done()
+		}
+		if !p.eat(',') {
+			return nil, false
+		}
+	}
+}
+
+// scanner reads the compact JSON encodeRecords writes: no whitespace.
+type scanner struct {
+	s string
+	i int
+}
+
+func (p *scanner) eat(c byte) bool {
+	if p.i < len(p.s) && p.s[p.i] == c {
+		p.i++
+		return true
+	}
+	return false
+}
+
+func (p *scanner) done() bool { return p.i == len(p.s) }
+
+// str reads a string without escapes or control characters, of valid
+// UTF-8.
+func (p *scanner) str() (string, bool) {
+	if !p.eat('"') {
+		return "", false
+	}
+	start := p.i
+	for p.i < len(p.s) {
+		switch c := p.s[p.i]; {
+		case c == '"':
+			v := p.s[start:p.i]
+			p.i++
+			return v, utf8.ValidString(v)
+		case c == '\\' || c < 0x20:
+			return "", false
+		}
+		p.i++
+	}
+	return "", false
+}
+
+// int reads an integer without sign, fraction or exponent, as
+// strconv.AppendInt writes one (a negative expiry is left to
+// encoding/json).
+func (p *scanner) int() (int64, bool) {
+	start := p.i
+	for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
+		p.i++
+	}
+	if p.i == start || (p.s[start] == '0' && p.i-start > 1) {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(p.s[start:p.i], 10, 64)
+	return n, err == nil
+}
