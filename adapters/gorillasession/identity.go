@@ -267,7 +267,9 @@ func saveBounded(w http.ResponseWriter, r *http.Request, sess *sessions.Session)
 	}
 	kept := w.Header().Values("Set-Cookie")[:0:0]
 	for _, line := range w.Header().Values("Set-Cookie") {
-		if c, err := http.ParseSetCookie(line); err == nil && c.Name == sess.Name() {
+		// The cookie's name is what precedes the first "=" (RFC 6265
+		// section 5.2); the rest of the line need not be parsed.
+		if name, _, ok := strings.Cut(line, "="); ok && strings.TrimSpace(name) == sess.Name() {
 			continue
 		}
 		kept = append(kept, line)

@@ -1,7 +1,10 @@
 package gorillasession
 
 import (
+	"bytes"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"testing"
 )
@@ -42,5 +45,33 @@ func TestRecordListJSON(t *testing.T) {
 				t.Errorf("Unmarshal(%s) = %v, want error", bad, l)
 			}
 		})
+	}
+}
+
+// TestSaveBoundedReplacesItsOwnCookie: a second save in one response
+// replaces the session's earlier Set-Cookie line, and leaves other
+// cookies, including one whose name starts with the session's, alone.
+func TestSaveBoundedReplacesItsOwnCookie(t *testing.T) {
+	cs := SecureCookieStore(bytes.Repeat([]byte{1}, 32), bytes.Repeat([]byte{2}, 32))
+	r := httptest.NewRequest(http.MethodGet, "/", nil)
+	w := httptest.NewRecorder()
+	w.Header().Add("Set-Cookie", "theme=dark; Path=/")
+	w.Header().Add("Set-Cookie", "app-session-extra=1; Path=/")
+	sess, err := cs.New(r, "app-session")
+	if err != nil && sess == nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		sess.Values["n"] = i
+		if err := saveBounded(w, r, sess); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var names []string
+	for _, c := range w.Result().Cookies() {
+		names = append(names, c.Name)
+	}
+	if want := []string{"theme", "app-session-extra", "app-session"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("cookies %v, want %v", names, want)
 	}
 }
