@@ -3,8 +3,11 @@ package embedkit
 import (
 	"encoding"
 	"encoding/json"
+	"iter"
+	"maps"
 	"math"
 	"reflect"
+	"slices"
 )
 
 // This file holds the JSON value checks: the kind of a user attribute
@@ -351,30 +354,12 @@ func (w *jsonWalker) walk(v any, depth int) encodeResult {
 		if x == nil {
 			return encodeOK
 		}
-		if depth >= MaxSecurityContextDepth {
-			return encodeTooDeep
-		}
-		worst := encodeOK
-		for _, e := range x {
-			if worst = max(worst, w.walk(e, depth+1)); worst == encodeFails {
-				break
-			}
-		}
-		return worst
+		return w.walkEach(maps.Values(x), depth)
 	case []any:
 		if x == nil {
 			return encodeOK
 		}
-		if depth >= MaxSecurityContextDepth {
-			return encodeTooDeep
-		}
-		worst := encodeOK
-		for _, e := range x {
-			if worst = max(worst, w.walk(e, depth+1)); worst == encodeFails {
-				break
-			}
-		}
-		return worst
+		return w.walkEach(slices.Values(x), depth)
 	case []string, map[string]string, []int, []int64:
 		if depth >= MaxSecurityContextDepth {
 			return encodeTooDeep
@@ -399,6 +384,21 @@ func (w *jsonWalker) walk(v any, depth int) encodeResult {
 		return encodeTooDeep
 	}
 	return encodeOK
+}
+
+// walkEach walks the members of a container at depth, and returns the
+// worst of their results.
+func (w *jsonWalker) walkEach(values iter.Seq[any], depth int) encodeResult {
+	if depth >= MaxSecurityContextDepth {
+		return encodeTooDeep
+	}
+	worst := encodeOK
+	for e := range values {
+		if worst = max(worst, w.walk(e, depth+1)); worst == encodeFails {
+			break
+		}
+	}
+	return worst
 }
 
 // rawJSONDepth returns the deepest nesting of objects and arrays in the
