@@ -99,13 +99,7 @@ func decodeBranch(body []byte) (*Branch, error) {
 // Personal development branches and the production branch are rejected by
 // the platform.
 func (c *Client) SetStagingEnvironment(ctx context.Context, deploymentID int64, req *StagingEnvironmentRequest) (*Branch, error) {
-	probs := checkDeployment(deploymentID)
-	var bodyErr error
-	if req == nil {
-		probs = append(probs, FieldError{Field: "body", Rule: "is required"})
-	} else {
-		bodyErr = req.Validate()
-	}
+	probs, bodyErr := checkBody(checkDeployment(deploymentID), "body", req != nil, req)
 	if err := validationErr("staging-environment", probs, bodyErr); err != nil {
 		return nil, err
 	}

@@ -315,13 +315,7 @@ func checkJob(deploymentID int64, jobID string) []FieldError {
 // wait for it with WaitDashboardExport and download it before then. The
 // call is not retried once it may have reached the platform.
 func (c *Client) SubmitDashboardExport(ctx context.Context, deploymentID int64, req *DashboardExportRequest) (*ExportJob, error) {
-	probs := checkDeployment(deploymentID)
-	var bodyErr error
-	if req == nil {
-		probs = append(probs, FieldError{Field: "format", Rule: "is required"})
-	} else {
-		bodyErr = req.Validate()
-	}
+	probs, bodyErr := checkBody(checkDeployment(deploymentID), "format", req != nil, req)
 	if err := validationErr("dashboard-export", probs, bodyErr); err != nil {
 		return nil, err
 	}

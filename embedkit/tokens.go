@@ -138,12 +138,7 @@ func (c *Client) CreateMetaToken(ctx context.Context, deploymentID int64, enviro
 	if strings.TrimSpace(environmentID) == "" {
 		probs = append(probs, FieldError{Field: "environmentId", Rule: "is required"})
 	}
-	var bodyErr error
-	if req == nil {
-		probs = append(probs, FieldError{Field: "security_context", Rule: "is required"})
-	} else {
-		bodyErr = req.Validate()
-	}
+	probs, bodyErr := checkBody(probs, "security_context", req != nil, req)
 	if err := validationErr("tokens-for-meta-sync", probs, bodyErr); err != nil {
 		return nil, err
 	}

@@ -182,13 +182,7 @@ func (c *Client) ListVersions(ctx context.Context, deploymentID int64) ([]Deploy
 // PUT /api/v1/deployments/{deploymentId}. Zero fields of req are left
 // untouched; TemplateVariables merge key by key.
 func (c *Client) UpdateDeployment(ctx context.Context, deploymentID int64, req *UpdateDeploymentRequest) (*DeploymentSettings, error) {
-	probs := checkDeployment(deploymentID)
-	var bodyErr error
-	if req == nil {
-		probs = append(probs, FieldError{Field: "body", Rule: "is required"})
-	} else {
-		bodyErr = req.Validate()
-	}
+	probs, bodyErr := checkBody(checkDeployment(deploymentID), "body", req != nil, req)
 	if err := validationErr("update-deployment", probs, bodyErr); err != nil {
 		return nil, err
 	}
