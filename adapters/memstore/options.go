@@ -1,17 +1,17 @@
 package memstore
 
-import "time"
+import (
+	"time"
+
+	"github.com/embedkit/embedkit/internal/storeopt"
+)
 
 // Defaults of the options.
 const (
 	// DefaultMaxPerKey is the number of records kept per key unless
-	// WithMaxPerKey says otherwise.
-	// A record lives as long as what was minted from it can (about a
-	// day), so this is how many embeds one sign-in may open in a day
-	// before its oldest is revoked early: far beyond what a person opens
-	// (an open dashboard does not die under a heavy user), it bounds what
-	// a scripted client makes the store hold.
-	DefaultMaxPerKey = 1024
+	// WithMaxPerKey says otherwise (see storeopt.DefaultMaxPerKey for
+	// why this many).
+	DefaultMaxPerKey = storeopt.DefaultMaxPerKey
 	// DefaultCleanupInterval is how often expired keys are swept unless
 	// WithCleanupInterval says otherwise.
 	DefaultCleanupInterval = time.Minute
@@ -25,20 +25,15 @@ const minCleanupInterval = time.Second
 type Option func(*config)
 
 type config struct {
-	maxPerKey int
-	cleanup   time.Duration
-	now       func() time.Time
+	storeopt.Common
+	cleanup time.Duration
 }
 
 // WithMaxPerKey bounds the records kept under one key to n. When a key is
 // full, Add drops the record that expires first (the oldest) to make room.
 // Values below 1 leave the default, DefaultMaxPerKey.
 func WithMaxPerKey(n int) Option {
-	return func(c *config) {
-		if n >= 1 {
-			c.maxPerKey = n
-		}
-	}
+	return func(c *config) { c.SetMaxPerKey(n) }
 }
 
 // WithCleanupInterval sets how often the store sweeps keys whose records
@@ -55,19 +50,11 @@ func WithCleanupInterval(d time.Duration) Option {
 // queue's due times with. The default is time.Now. The sweep of expired keys
 // runs on the real clock whatever the option.
 func WithClock(now func() time.Time) Option {
-	return func(c *config) {
-		if now != nil {
-			c.now = now
-		}
-	}
+	return func(c *config) { c.SetClock(now) }
 }
 
 func newConfig(opts []Option) config {
-	c := config{
-		maxPerKey: DefaultMaxPerKey,
-		cleanup:   DefaultCleanupInterval,
-		now:       time.Now,
-	}
+	c := config{Common: storeopt.Defaults(), cleanup: DefaultCleanupInterval}
 	for _, o := range opts {
 		o(&c)
 	}

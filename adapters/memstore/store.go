@@ -58,12 +58,12 @@ func New(opts ...Option) *Store {
 	s := &Store{
 		cache:     cache.New(cache.NoExpiration, c.cleanup),
 		seed:      maphash.MakeSeed(),
-		maxPerKey: c.maxPerKey,
+		maxPerKey: c.MaxPerKey,
 		grace:     c.cleanup,
-		now:       c.now,
+		now:       c.Now,
 	}
 	s.index = newSubjectIndex(s.seed, s.cache)
-	s.queue = middleware.NewMemoryQueue(c.now)
+	s.queue = middleware.NewMemoryQueue(c.Now)
 	// The callback reaches only the index, which reaches only the inner
 	// cache: were it to reach the Store or the *cache.Cache wrapper, the
 	// sweeper goroutine would keep the wrapper reachable, and its finalizer,

@@ -1,6 +1,10 @@
 package redisstore
 
-import "time"
+import (
+	"time"
+
+	"github.com/embedkit/embedkit/internal/storeopt"
+)
 
 // Defaults of the options.
 const (
@@ -8,22 +12,17 @@ const (
 	// unless WithPrefix says otherwise.
 	DefaultPrefix = "embedkit:"
 	// DefaultMaxPerKey is the number of records kept per host session key
-	// unless WithMaxPerKey says otherwise.
-	// A record lives as long as what was minted from it can (about a
-	// day), so this is how many embeds one sign-in may open in a day
-	// before its oldest is revoked early: far beyond what a person opens
-	// (an open dashboard does not die under a heavy user), it bounds what
-	// a scripted client makes the store hold.
-	DefaultMaxPerKey = 1024
+	// unless WithMaxPerKey says otherwise (see storeopt.DefaultMaxPerKey
+	// for why this many).
+	DefaultMaxPerKey = storeopt.DefaultMaxPerKey
 )
 
 // Option configures a Store.
 type Option func(*config)
 
 type config struct {
-	prefix    string
-	maxPerKey int
-	now       func() time.Time
+	storeopt.Common
+	prefix string
 }
 
 // WithPrefix sets the string that starts the name of every Redis key the
@@ -43,30 +42,18 @@ func WithPrefix(prefix string) Option {
 // When a key is full, Add drops the record that expires first (the oldest)
 // to make room. Values below 1 leave the default, DefaultMaxPerKey.
 func WithMaxPerKey(n int) Option {
-	return func(c *config) {
-		if n >= 1 {
-			c.maxPerKey = n
-		}
-	}
+	return func(c *config) { c.SetMaxPerKey(n) }
 }
 
 // WithClock sets the clock the store compares ExpiresAt and the revoke
 // queue's due times with. The default is time.Now. Redis drops expired keys
 // by its own clock.
 func WithClock(now func() time.Time) Option {
-	return func(c *config) {
-		if now != nil {
-			c.now = now
-		}
-	}
+	return func(c *config) { c.SetClock(now) }
 }
 
 func newConfig(opts []Option) config {
-	c := config{
-		prefix:    DefaultPrefix,
-		maxPerKey: DefaultMaxPerKey,
-		now:       time.Now,
-	}
+	c := config{Common: storeopt.Defaults(), prefix: DefaultPrefix}
 	for _, o := range opts {
 		o(&c)
 	}

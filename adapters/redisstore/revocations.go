@@ -41,7 +41,7 @@ func NewRevocations(client redis.UniversalClient, lifetime time.Duration, opts .
 		return nil, fmt.Errorf("redisstore: NewRevocations: lifetime %s must be positive (the session cookie's MaxAge)", lifetime)
 	}
 	c := newConfig(opts)
-	return &Revocations{client: client, prefix: c.prefix + "ended:", lifetime: lifetime, now: c.now}, nil
+	return &Revocations{client: client, prefix: c.prefix + "ended:", lifetime: lifetime, now: c.Now}, nil
 }
 
 func (r *Revocations) keyKey(key string) string         { return r.prefix + "k:" + digest(key) }

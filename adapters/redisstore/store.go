@@ -52,8 +52,8 @@ func New(client redis.UniversalClient, opts ...Option) *Store {
 	return &Store{
 		client:    client,
 		prefix:    c.prefix,
-		maxPerKey: c.maxPerKey,
-		now:       c.now,
+		maxPerKey: c.MaxPerKey,
+		now:       c.Now,
 		queueKeys: []string{q + "due", q + "rec", q + "exp"},
 	}
 }
