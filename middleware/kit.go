@@ -220,6 +220,7 @@ type Kit struct {
 
 	platformURL    *url.URL
 	platformOrigin string
+	embedBase      string // the platform URL of "/embed/", escaped, for iframeURL
 	targets        map[string]Target
 	byPath         map[string]string // canonical frame ref -> target name
 
@@ -259,6 +260,10 @@ func New(cfg Config) (*Kit, error) {
 		return nil, err
 	}
 	k := &Kit{platformURL: u, platformOrigin: u.Scheme + "://" + u.Host, wake: make(chan struct{}, 1)}
+	eu := *u
+	eu.Path += "/embed/"
+	eu.RawPath, eu.RawQuery, eu.Fragment = "", "", ""
+	k.embedBase = eu.String()
 	if err := cfg.Paths.normalize(); err != nil {
 		return nil, err
 	}

@@ -3,9 +3,12 @@ package middleware
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/embedkit/embedkit/embedkit"
 )
@@ -187,36 +190,71 @@ func (t Target) canonicalRef() string {
 }
 
 // iframeURL returns the platform URL that loads t with sessionID. q holds
-// t.query(), and is changed. locale, timeZone and parent (the host page's
-// origin, sent as parentOrigin) are left out when empty.
+// t.query(). locale, timeZone and parent (the host page's origin, sent as
+// parentOrigin) are left out when empty. The URL is written in one pass,
+// as url.URL.String would write it with q.Encode() as its query (keys in
+// sorted order): TestIframeURLAsURLWritesIt holds the two together.
 func (k *Kit) iframeURL(t Target, q url.Values, sessionID, locale, timeZone, parent string) string {
-	u := *k.platformURL
-	base := u.Path
-	dep := strconv.FormatInt(k.cfg.Policy.DeploymentID, 10)
+	var b strings.Builder
+	b.Grow(len(k.embedBase) + 64 + len(t.PublicID) + len(sessionID) + 3*len(parent) + 16*len(q))
+	b.WriteString(k.embedBase)
+	sessionKey := "session"
 	switch t.Kind {
 	case KindDashboard:
 		if t.DeploymentPath {
-			u.Path = base + "/embed/d/" + dep + "/dashboard/" + t.PublicID
-		} else {
-			u.Path = base + "/embed/dashboard/" + t.PublicID
+			b.WriteString("d/")
+			b.WriteString(strconv.FormatInt(k.cfg.Policy.DeploymentID, 10))
+			b.WriteByte('/')
 		}
-		q.Set("session", sessionID)
+		b.WriteString("dashboard/")
+		b.WriteString(url.PathEscape(t.PublicID))
 	case KindApp:
-		u.Path = base + "/embed/d/" + dep + "/app"
-		q.Set("session", sessionID)
+		b.WriteString("d/")
+		b.WriteString(strconv.FormatInt(k.cfg.Policy.DeploymentID, 10))
+		b.WriteString("/app")
 	case KindChat:
-		u.Path = base + "/embed/chat"
-		q.Set("sessionId", sessionID)
+		b.WriteString("chat")
+		sessionKey = "sessionId"
 	}
-	if locale != "" {
-		q.Set("locale", locale)
+	// The per-load parameters, in sorted order ("session" and "sessionId"
+	// both sort between "parentOrigin" and "timezone"), merged with q's
+	// keys (also sorted) as q.Encode() would order them; a per-load
+	// parameter replaces a key of q with the same name, as q.Set would.
+	dynamic := [...]struct{ key, value string }{
+		{"locale", locale}, {"parentOrigin", parent}, {sessionKey, sessionID}, {"timezone", timeZone},
 	}
-	if timeZone != "" {
-		q.Set("timezone", timeZone)
+	var keys []string
+	if len(q) > 0 {
+		keys = slices.Sorted(maps.Keys(q))
 	}
-	if parent != "" {
-		q.Set("parentOrigin", parent)
+	sep := byte('?')
+	write := func(key, value string) {
+		b.WriteByte(sep)
+		sep = '&'
+		b.WriteString(url.QueryEscape(key))
+		b.WriteByte('=')
+		b.WriteString(url.QueryEscape(value))
 	}
-	u.RawQuery = q.Encode()
-	return u.String()
+	ki := 0
+	for _, d := range dynamic {
+		if d.value == "" && d.key != sessionKey {
+			continue
+		}
+		for ki < len(keys) && keys[ki] < d.key {
+			for _, v := range q[keys[ki]] {
+				write(keys[ki], v)
+			}
+			ki++
+		}
+		if ki < len(keys) && keys[ki] == d.key {
+			ki++ // replaced, as q.Set would
+		}
+		write(d.key, d.value)
+	}
+	for ; ki < len(keys); ki++ {
+		for _, v := range q[keys[ki]] {
+			write(keys[ki], v)
+		}
+	}
+	return b.String()
 }
