@@ -46,11 +46,15 @@ type Client struct {
 	retry       RetryPolicy
 	logger      *slog.Logger
 	embedScheme string
-	breakerSet  *BreakerSettings
-	breaker     *breaker
-	now         func() time.Time
-	pollMin     time.Duration
-	pollMax     time.Duration
+	// headers[embed][body] are the headers a request starts from: the
+	// credential (with the embed endpoints' scheme when embed), Accept,
+	// User-Agent, and Content-Type when it has a body.
+	headers    [2][2]http.Header
+	breakerSet *BreakerSettings
+	breaker    *breaker
+	now        func() time.Time
+	pollMin    time.Duration
+	pollMax    time.Duration
 	// sleep waits between retries and polls; tests replace it.
 	sleep func(ctx context.Context, d time.Duration) error
 }
@@ -102,6 +106,19 @@ func New(baseURL, apiKey string, opts ...Option) (*Client, error) {
 		stream.Timeout = 0 // a stream is bounded by its context, not 30s
 	}
 	c.streamHTTP = &stream
+	for embed, scheme := range []string{"Bearer", c.embedScheme} {
+		for body := range 2 {
+			h := http.Header{
+				"Authorization": {scheme + " " + c.apiKey},
+				"Accept":        {"application/json"},
+				"User-Agent":    {c.userAgent},
+			}
+			if body == 1 {
+				h["Content-Type"] = []string{"application/json"}
+			}
+			c.headers[embed][body] = h
+		}
+	}
 	if c.breakerSet != nil {
 		s := *c.breakerSet
 		user := s.OnStateChange
@@ -197,16 +214,14 @@ func (c *Client) NewRequest(ctx context.Context, method, path string, body any) 
 	if u.Host != c.base.Host || u.Scheme != c.base.Scheme {
 		return nil, errors.New("embedkit: request path does not parse")
 	}
-	scheme := "Bearer"
-	if strings.HasPrefix(u.Path, c.base.Path+"/api/v1/embed/") {
-		scheme = c.embedScheme
+	embed, hasBody := 0, 0
+	if strings.HasPrefix(u.Path, c.base.Path) && strings.HasPrefix(u.Path[len(c.base.Path):], "/api/v1/embed/") {
+		embed = 1
 	}
-	req.Header.Set("Authorization", scheme+" "+c.apiKey)
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", c.userAgent)
 	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+		hasBody = 1
 	}
+	req.Header = c.headers[embed][hasBody].Clone()
 	return req, nil
 }
 
@@ -537,64 +552,3 @@ func (e *transportErr) Error() string {
 
 // Unwrap returns the cause.
 func (e *transportErr) Unwrap() error { return e.err }
-
-// logAttempt writes the per-attempt debug record.
-func (c *Client) logAttempt(ctx context.Context, method, tmpl string, attempt int, resp *http.Response, err error, latency time.Duration) {
-	if !c.logger.Enabled(ctx, slog.LevelDebug) {
-		return
-	}
-	attrs := []slog.Attr{
-		slog.String("method", method),
-		slog.String("path", tmpl),
-		slog.Int("attempt", attempt),
-		slog.Duration("latency", latency),
-	}
-	if resp != nil {
-		attrs = append(attrs, slog.Int("status", resp.StatusCode))
-	}
-	if err != nil {
-		var uerr *url.Error
-		if errors.As(err, &uerr) {
-			err = uerr.Err
-		}
-		attrs = append(attrs, slog.String("error", scrub(err.Error(), c.apiKey)))
-	}
-	c.logger.LogAttrs(ctx, slog.LevelDebug, "embedkit request", attrs...)
-}
-
-// sanitizePath turns a raw path into a template for logs: segments that
-// look like identifiers become "{id}".
-func sanitizePath(p string) string {
-	if i := strings.IndexByte(p, '?'); i >= 0 {
-		p = p[:i]
-	}
-	segs := strings.Split(p, "/")
-	for i, s := range segs {
-		if looksLikeID(s) {
-			segs[i] = "{id}"
-		}
-	}
-	return strings.Join(segs, "/")
-}
-
-// looksLikeID reports whether a path segment is a number or a long token.
-func looksLikeID(s string) bool {
-	if s == "" {
-		return false
-	}
-	digits, letters, other := 0, 0, 0
-	for _, r := range s {
-		switch {
-		case r >= '0' && r <= '9':
-			digits++
-		case (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z'):
-			letters++
-		default:
-			other++
-		}
-	}
-	if letters == 0 && other == 0 {
-		return true
-	}
-	return len(s) >= 16 && digits > 0
-}
