@@ -164,3 +164,41 @@ func TestUnwrapData(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainSessionID: the decoder-free reading of generate-session's plain
+// answer agrees with encoding/json wherever it answers, and leaves every
+// other form to it.
+func TestPlainSessionID(t *testing.T) {
+	for _, tt := range []struct {
+		body string
+		ok   bool
+	}{
+		{`{"sessionId":"5e550001c0ffee0ddba11f00dcafe1a7"}`, true},
+		{" {\"sessionId\":\"abc\"}\n", true},
+		{`{"sessionId":""}`, true},
+		{`{"sessionId": "abc"}`, false},
+		{`{"sessionId":"a\"bc"}`, false},
+		{`{"sessionId":"a\u0062c"}`, false},
+		{`{"sessionId":"é"}`, false},
+		{`{"sessionId":12}`, false},
+		{`{"data":{"sessionId":"abc"}}`, false},
+		{`{"sessionId":"abc","x":1}`, false},
+		{`{"sessionId":"abc"`, false},
+		{`{"sessionId":"}`, false},
+	} {
+		id, ok := plainSessionID([]byte(tt.body))
+		if ok != tt.ok {
+			t.Errorf("plainSessionID(%q) ok = %v, want %v", tt.body, ok, tt.ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		var w struct {
+			SessionID flexString `json:"sessionId"`
+		}
+		if err := json.Unmarshal([]byte(tt.body), &w); err != nil || string(w.SessionID) != id {
+			t.Errorf("plainSessionID(%q) = %q; encoding/json reads %q, %v", tt.body, id, w.SessionID, err)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package embedkit
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -440,17 +441,41 @@ func (c *Client) GenerateSession(ctx context.Context, req *GenerateSessionReques
 	}
 	const path = "/api/v1/embed/generate-session"
 	return fetch(ctx, c, http.MethodPost, path, &cp, call{template: path, secretResponse: true}, func(body []byte) (*Session, error) {
-		var w struct {
-			SessionID flexString `json:"sessionId"`
+		id, ok := plainSessionID(body)
+		if !ok {
+			var w struct {
+				SessionID flexString `json:"sessionId"`
+			}
+			if err := json.Unmarshal(unwrapData(body), &w); err != nil {
+				return nil, err
+			}
+			id = string(w.SessionID)
 		}
-		if err := json.Unmarshal(unwrapData(body), &w); err != nil {
-			return nil, err
-		}
-		if w.SessionID == "" {
+		if id == "" {
 			return nil, errors.New("sessionId missing")
 		}
-		return &Session{SessionID: string(w.SessionID), ExpiresAt: c.now().Add(SessionLifetime)}, nil
+		return &Session{SessionID: id, ExpiresAt: c.now().Add(SessionLifetime)}, nil
 	})
+}
+
+// plainSessionID reads the documented answer of generate-session in its
+// plainest form, {"sessionId":"<id>"} with nothing else but surrounding
+// whitespace and an id without escapes, without a JSON decoder. Any other
+// form (another member, a data envelope, a number) is left to
+// encoding/json: ok is false.
+func plainSessionID(body []byte) (string, bool) {
+	const prefix, suffix = `{"sessionId":"`, `"}`
+	b := bytes.TrimSpace(body)
+	if !bytes.HasPrefix(b, []byte(prefix)) || !bytes.HasSuffix(b, []byte(suffix)) || len(b) < len(prefix)+len(suffix) {
+		return "", false
+	}
+	id := b[len(prefix) : len(b)-len(suffix)]
+	for _, c := range id {
+		if c == '"' || c == '\\' || c < 0x20 || c >= 0x7f {
+			return "", false
+		}
+	}
+	return string(id), true
 }
 
 // RevokeSession revokes a session id and any embed token already
