@@ -366,3 +366,24 @@ func TestValidationErr(t *testing.T) {
 		t.Error("nil expected")
 	}
 }
+
+// TestGenerateSessionLeavesTheRequestAlone: the external id is sent
+// normalised, and the caller's request is not changed, whether or not it
+// needed normalising.
+func TestGenerateSessionLeavesTheRequestAlone(t *testing.T) {
+	for _, id := range []string{"  Ana@Example.COM ", "ana@example.com"} {
+		c, mux, _ := setup(t)
+		mux.HandleFunc("POST /api/v1/embed/generate-session", func(w http.ResponseWriter, r *http.Request) {
+			testJSONBody(t, r, `{"deploymentId":1,"externalId":"ana@example.com"}`)
+			writeJSON(w, 200, `{"sessionId":"`+testSession+`"}`)
+		})
+		req := &GenerateSessionRequest{DeploymentID: 1, ExternalID: id}
+		before := *req
+		if _, err := c.GenerateSession(context.Background(), req); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(*req, before) {
+			t.Errorf("the request was changed: %+v, was %+v", *req, before)
+		}
+	}
+}

@@ -434,13 +434,19 @@ func (c *Client) GenerateSession(ctx context.Context, req *GenerateSessionReques
 	if req == nil {
 		return nil, &ValidationError{Op: "generate-session", Problems: []FieldError{{Field: "deploymentId", Rule: "is required"}}}
 	}
-	cp := *req
-	cp.ExternalID = NormalizeExternalID(cp.ExternalID)
-	if err := cp.Validate(); err != nil {
+	// The caller's request is never changed: it is copied when its
+	// external id needs normalising.
+	send := req
+	if id := NormalizeExternalID(req.ExternalID); id != req.ExternalID {
+		cp := *req
+		cp.ExternalID = id
+		send = &cp
+	}
+	if err := send.Validate(); err != nil {
 		return nil, err
 	}
 	const path = "/api/v1/embed/generate-session"
-	return fetch(ctx, c, http.MethodPost, path, &cp, call{template: path, secretResponse: true}, func(body []byte) (*Session, error) {
+	return fetch(ctx, c, http.MethodPost, path, send, call{template: path, secretResponse: true}, func(body []byte) (*Session, error) {
 		id, ok := plainSessionID(body)
 		if !ok {
 			var w struct {

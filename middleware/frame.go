@@ -81,7 +81,11 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 		k.cfg.Metrics.Mint(o, latency)
 	}
 	start := k.cfg.Now()
-	logAttrs := []slog.Attr{slog.String("target", name), slog.String("viewer", embedkit.Redact(v.Key()))}
+	// The records' common attributes are built only for a record that is
+	// written: a Logger that takes no records costs nothing here.
+	logAttrs := func(extra ...slog.Attr) []slog.Attr {
+		return attrs([]slog.Attr{slog.String("target", name), slog.String("viewer", embedkit.Redact(v.Key()))}, extra...)
+	}
 
 	// The request is validated once: by the client, before a byte goes
 	// out, or here when the Platform is not an *embedkit.Client.
@@ -94,11 +98,11 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 	if err != nil {
 		if errors.Is(err, ErrDenied) {
 			report(OutcomeDenied, 0)
-			k.cfg.Logger.LogAttrs(r.Context(), slog.LevelInfo, "embedkit: mint refused by policy", attrs(logAttrs, slog.String("outcome", string(OutcomeDenied)), slog.String("error", err.Error()))...)
+			k.cfg.Logger.LogAttrs(r.Context(), slog.LevelInfo, "embedkit: mint refused by policy", logAttrs(slog.String("outcome", string(OutcomeDenied)), slog.String("error", err.Error()))...)
 			return nil, err
 		}
 		report(OutcomeInvalid, 0)
-		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelError, "embedkit: mint not sent: the policy produced an invalid request", attrs(logAttrs, slog.String("outcome", string(OutcomeInvalid)), slog.String("error", err.Error()))...)
+		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelError, "embedkit: mint not sent: the policy produced an invalid request", logAttrs(slog.String("outcome", string(OutcomeInvalid)), slog.String("error", err.Error()))...)
 		return nil, err
 	}
 
@@ -108,7 +112,7 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 	if err != nil {
 		err = fmt.Errorf("%w: %w", ErrMisconfigured, err)
 		report(OutcomeInvalid, 0)
-		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelError, "embedkit: mint not sent: the target's URL parameters are invalid", attrs(logAttrs, slog.String("outcome", string(OutcomeInvalid)), slog.String("error", err.Error()))...)
+		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelError, "embedkit: mint not sent: the target's URL parameters are invalid", logAttrs(slog.String("outcome", string(OutcomeInvalid)), slog.String("error", err.Error()))...)
 		return nil, err
 	}
 
@@ -120,7 +124,7 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 		// Refused by the client's validation: the policy produced it.
 		err = fmt.Errorf("%w: %w", ErrMisconfigured, err)
 		report(OutcomeInvalid, 0)
-		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelError, "embedkit: mint not sent: the policy produced an invalid request", attrs(logAttrs, slog.String("outcome", string(OutcomeInvalid)), slog.String("error", err.Error()))...)
+		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelError, "embedkit: mint not sent: the policy produced an invalid request", logAttrs(slog.String("outcome", string(OutcomeInvalid)), slog.String("error", err.Error()))...)
 		return nil, err
 	case err != nil:
 	case sess == nil || sess.SessionID == "":
@@ -142,7 +146,7 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 			failed = OutcomeInvalid
 		}
 		report(failed, latency)
-		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelError, "embedkit: mint failed", attrs(logAttrs, slog.String("outcome", string(outcome)), slog.Duration("latency", latency), slog.String("error", err.Error()))...)
+		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelError, "embedkit: mint failed", logAttrs(slog.String("outcome", string(outcome)), slog.Duration("latency", latency), slog.String("error", err.Error()))...)
 		return nil, err
 	}
 	report(OutcomeOK, latency)
@@ -157,7 +161,7 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 	defer cancel()
 	if err := k.storeFor(w, r).Add(sctx, v.Key(), m); err != nil {
 		// An id that logout cannot find must not stay usable.
-		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelError, "embedkit: session store failed; revoking the new session", attrs(logAttrs, slog.String("session", embedkit.Redact(m.SessionID)), slog.String("error", err.Error()))...)
+		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelError, "embedkit: session store failed; revoking the new session", logAttrs(slog.String("session", embedkit.Redact(m.SessionID)), slog.String("error", err.Error()))...)
 		k.revokeAll(r.Context(), []Minted{m})
 		outcome = OutcomeUnavailable
 		return nil, fmt.Errorf("%w: %w", ErrStore, err)
@@ -173,11 +177,13 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 		SessionID: sess.SessionID,
 		ExpiresAt: expires,
 	}
-	k.cfg.Logger.LogAttrs(r.Context(), slog.LevelInfo, "embedkit: session minted", attrs(logAttrs,
-		slog.String("outcome", string(OutcomeOK)),
-		slog.String("session", embedkit.Redact(sess.SessionID)),
-		slog.Duration("latency", latency),
-		slog.Duration("total", k.cfg.Now().Sub(start)))...)
+	if k.cfg.Logger.Enabled(r.Context(), slog.LevelInfo) {
+		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelInfo, "embedkit: session minted", logAttrs(
+			slog.String("outcome", string(OutcomeOK)),
+			slog.String("session", embedkit.Redact(sess.SessionID)),
+			slog.Duration("latency", latency),
+			slog.Duration("total", k.cfg.Now().Sub(start)))...)
+	}
 	return f, nil
 }
 

@@ -12,6 +12,9 @@ import (
 // URL with the target's path and q.Encode() of the target's query and the
 // per-load parameters.
 func referenceIframeURL(k *Kit, t Target, q url.Values, sessionID, locale, timeZone, parent string) string {
+	if q == nil {
+		q = url.Values{}
+	}
 	u := *k.platformURL
 	base := u.Path
 	dep := strconv.FormatInt(k.cfg.Policy.DeploymentID, 10)

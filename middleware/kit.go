@@ -414,11 +414,52 @@ func (k *Kit) parentOrigin(r *http.Request) string {
 	if r.TLS != nil {
 		scheme = "https"
 	}
-	u, err := url.Parse(scheme + "://" + r.Host)
-	if err != nil || r.Host == "" || u.Host != r.Host || u.Path != "" || u.User != nil {
+	if !plainHostPort(r.Host) {
 		return ""
 	}
-	return strings.ToLower(scheme + "://" + r.Host)
+	return scheme + "://" + strings.ToLower(r.Host)
+}
+
+// plainHostPort reports whether h is a plain host[:port]: a name or an
+// address (an IPv6 one in brackets) and an optional port, with nothing a
+// URL would read as user information, path, query or escape.
+func plainHostPort(h string) bool {
+	if h == "" {
+		return false
+	}
+	host, port := h, ""
+	if strings.HasPrefix(h, "[") {
+		end := strings.IndexByte(h, ']')
+		if end < 0 {
+			return false
+		}
+		host, port = h[1:end], h[end+1:]
+		if !allBytes(host, func(c byte) bool { return isHexDigit(c) || c == ':' || c == '.' }) {
+			return false
+		}
+	} else if i := strings.IndexByte(h, ':'); i >= 0 {
+		host, port = h[:i], h[i:]
+	}
+	if port != "" && (port[0] != ':' || !allBytes(port[1:], func(c byte) bool { return c >= '0' && c <= '9' })) {
+		return false
+	}
+	return host != "" && (strings.HasPrefix(h, "[") || allBytes(host, func(c byte) bool {
+		return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-'
+	}))
+}
+
+func isHexDigit(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// allBytes reports whether ok holds for every byte of s.
+func allBytes(s string, ok func(byte) bool) bool {
+	for i := 0; i < len(s); i++ {
+		if !ok(s[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // parsePlatformURL checks Config.PlatformURL.

@@ -3,6 +3,7 @@ package middleware
 import (
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -93,4 +94,24 @@ func withViewer(r *http.Request, site string) *http.Request {
 		r.Header.Set("Sec-Fetch-Site", site)
 	}
 	return r
+}
+
+// TestPlainHostPort: the Host a derived parentOrigin is built from is a
+// plain host[:port], agreeing with what net/url reads as a host.
+func TestPlainHostPort(t *testing.T) {
+	for h, want := range map[string]bool{
+		"app.example.com": true, "APP.Example.com:8443": true, "127.0.0.1:8080": true, "[::1]:8080": true, "[::1]": true,
+		"localhost": true, "": false, ":8080": false, "a:b": false, "a:80:90": false, "user@host": false, "host/path": false,
+		"host?q": false, "host#f": false, "a%20b": false, "[::1": false, "[::g]": false, "[::1]x": false, "host:": true, "a b": false,
+	} {
+		if got := plainHostPort(h); got != want {
+			t.Errorf("plainHostPort(%q) = %v, want %v", h, got, want)
+		}
+		if want {
+			u, err := url.Parse("http://" + h)
+			if err != nil || u.Host != h {
+				t.Errorf("%q passes, but net/url reads host %q (%v)", h, u.Host, err)
+			}
+		}
+	}
 }

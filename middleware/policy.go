@@ -254,12 +254,21 @@ func (p *Policy) attributes(attrs map[string]any) []embedkit.UserAttributeInput 
 	if len(attrs) == 0 {
 		return nil
 	}
-	var out []embedkit.UserAttributeInput
-	for _, name := range slices.Sorted(maps.Keys(attrs)) {
-		if p.AllowedAttributes != nil && !slices.Contains(p.AllowedAttributes, name) {
-			continue
+	// The names are sorted in a buffer on the stack for the usual handful.
+	var buf [8]string
+	names := buf[:0]
+	for name := range attrs {
+		if p.AllowedAttributes == nil || slices.Contains(p.AllowedAttributes, name) {
+			names = append(names, name)
 		}
-		out = append(out, embedkit.UserAttributeInput{Name: name, Value: attrs[name]})
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	slices.Sort(names)
+	out := make([]embedkit.UserAttributeInput, len(names))
+	for i, name := range names {
+		out[i] = embedkit.UserAttributeInput{Name: name, Value: attrs[name]}
 	}
 	return out
 }

@@ -169,11 +169,20 @@ func (t Target) check() error {
 // query returns the parameters of t's iframe URL that do not change from
 // one load to the next: the chrome switches and the control presets.
 func (t Target) query() (url.Values, error) {
-	q := url.Values{}
+	var q url.Values // nil for a target without parameters: no map to make
 	for _, s := range t.Chrome.switches() {
 		if s.on {
+			if q == nil {
+				q = url.Values{}
+			}
 			q.Set(s.param, s.value)
 		}
+	}
+	if t.Controls.IsZero() {
+		return q, nil
+	}
+	if q == nil {
+		q = url.Values{}
 	}
 	if err := t.Controls.AddTo(q); err != nil {
 		return nil, fmt.Errorf("target.Controls: %w", err)
