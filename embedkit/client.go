@@ -49,7 +49,10 @@ type Client struct {
 	// headers[embed][body] are the headers a request starts from: the
 	// credential (with the embed endpoints' scheme when embed), Accept,
 	// User-Agent, and Content-Type when it has a body.
-	headers    [2][2]http.Header
+	headers [2][2]http.Header
+	// fixedURLs are the full URLs of the paths every page view calls
+	// (mint, exchange, revoke), joined once.
+	fixedURLs  map[string]string
 	breakerSet *BreakerSettings
 	breaker    *breaker
 	now        func() time.Time
@@ -106,6 +109,10 @@ func New(baseURL, apiKey string, opts ...Option) (*Client, error) {
 		stream.Timeout = 0 // a stream is bounded by its context, not 30s
 	}
 	c.streamHTTP = &stream
+	c.fixedURLs = map[string]string{}
+	for _, p := range []string{"/api/v1/embed/generate-session", "/api/v1/embed/session/token", "/api/v1/embed/session/revoke"} {
+		c.fixedURLs[p] = c.baseStr + p
+	}
 	for embed, scheme := range []string{"Bearer", c.embedScheme} {
 		for body := range 2 {
 			h := http.Header{
@@ -203,7 +210,11 @@ func (c *Client) NewRequest(ctx context.Context, method, path string, body any) 
 		rdr = bytes.NewReader(buf)
 	}
 	// The URL is parsed once, by the request itself.
-	req, err := http.NewRequestWithContext(ctx, method, c.baseStr+path, rdr)
+	full, ok := c.fixedURLs[path]
+	if !ok {
+		full = c.baseStr + path
+	}
+	req, err := http.NewRequestWithContext(ctx, method, full, rdr)
 	if err != nil {
 		if _, perr := url.Parse(c.baseStr + path); perr != nil {
 			return nil, errors.New("embedkit: request path does not parse")

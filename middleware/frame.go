@@ -67,7 +67,7 @@ func (k *Kit) FrameURL(w http.ResponseWriter, r *http.Request, t Target) (string
 // mint is the one path from a request to a tracked session id: policy,
 // validation, one platform call, store, URL. v is the viewer of r, as
 // k.viewer read it.
-func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name string, t Target, browserLocale, browserTimeZone string) (_ *frame, err error) {
+func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name string, t Target, browserLocale, browserTimeZone string) (_ frame, err error) {
 	ctx, span := k.cfg.Tracer.Start(r.Context(), OpMint)
 	if ctx != r.Context() {
 		// Only a tracer that made a span costs a copy of the request.
@@ -99,11 +99,11 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 		if errors.Is(err, ErrDenied) {
 			report(OutcomeDenied, 0)
 			k.cfg.Logger.LogAttrs(r.Context(), slog.LevelInfo, "embedkit: mint refused by policy", logAttrs(slog.String("outcome", string(OutcomeDenied)), slog.String("error", err.Error()))...)
-			return nil, err
+			return frame{}, err
 		}
 		report(OutcomeInvalid, 0)
 		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelError, "embedkit: mint not sent: the policy produced an invalid request", logAttrs(slog.String("outcome", string(OutcomeInvalid)), slog.String("error", err.Error()))...)
-		return nil, err
+		return frame{}, err
 	}
 
 	// The URL's fixed part is built before the call: a target it cannot
@@ -113,7 +113,7 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 		err = fmt.Errorf("%w: %w", ErrMisconfigured, err)
 		report(OutcomeInvalid, 0)
 		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelError, "embedkit: mint not sent: the target's URL parameters are invalid", logAttrs(slog.String("outcome", string(OutcomeInvalid)), slog.String("error", err.Error()))...)
-		return nil, err
+		return frame{}, err
 	}
 
 	callStart := k.cfg.Now()
@@ -125,7 +125,7 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 		err = fmt.Errorf("%w: %w", ErrMisconfigured, err)
 		report(OutcomeInvalid, 0)
 		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelError, "embedkit: mint not sent: the policy produced an invalid request", logAttrs(slog.String("outcome", string(OutcomeInvalid)), slog.String("error", err.Error()))...)
-		return nil, err
+		return frame{}, err
 	case err != nil:
 	case sess == nil || sess.SessionID == "":
 		err = fmt.Errorf("%w: generate-session answered no session id", embedkit.ErrUnexpectedResponse)
@@ -147,7 +147,7 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 		}
 		report(failed, latency)
 		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelError, "embedkit: mint failed", logAttrs(slog.String("outcome", string(outcome)), slog.Duration("latency", latency), slog.String("error", err.Error()))...)
-		return nil, err
+		return frame{}, err
 	}
 	report(OutcomeOK, latency)
 
@@ -164,7 +164,7 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelError, "embedkit: session store failed; revoking the new session", logAttrs(slog.String("session", embedkit.Redact(m.SessionID)), slog.String("error", err.Error()))...)
 		k.revokeAll(r.Context(), []Minted{m})
 		outcome = OutcomeUnavailable
-		return nil, fmt.Errorf("%w: %w", ErrStore, err)
+		return frame{}, fmt.Errorf("%w: %w", ErrStore, err)
 	}
 
 	expires := sess.ExpiresAt
@@ -172,7 +172,7 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 		expires = now.Add(embedkit.SessionLifetime)
 	}
 	p := requestPrefs(r, t, v, browserLocale, browserTimeZone)
-	f := &frame{
+	f := frame{
 		URL:       k.iframeURL(t, query, sess.SessionID, k.locale(p), k.timeZone(p), k.parentOrigin(r)),
 		SessionID: sess.SessionID,
 		ExpiresAt: expires,

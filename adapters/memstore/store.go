@@ -111,7 +111,8 @@ func (s *Store) Add(ctx context.Context, key string, m middleware.Minted) error 
 
 	// Over the maximum, the record that expires first leaves: the first
 	// such kept record, or the new one when it alone expires first.
-	var evicted []middleware.Deferred
+	var evBuf [1]middleware.Deferred
+	evicted := evBuf[:0]
 	for len(kept)+boolInt(keepAdd) > s.maxPerKey {
 		oldest, first := -1, int64(math.MaxInt64)
 		for i, sp := range kept {
