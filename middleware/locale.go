@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	// The zone check must give the same answer on every machine, including
@@ -54,6 +55,41 @@ type localeSet struct {
 	names   []string
 	tags    []language.Tag
 	matcher language.Matcher
+	// tags and headers remember the answers of match and acceptLocale:
+	// parsing a tag and asking the matcher takes microseconds, and a
+	// host's viewers send a handful of distinct values.
+	tagMemo, headerMemo *matchMemo
+}
+
+// maxMemo bounds each memo of a localeSet. The strings come from
+// browsers, so an attacker could send endless distinct ones: past the
+// bound, answers are computed and not kept.
+const maxMemo = 1024
+
+// matchMemo remembers up to maxMemo answers of a locale match, keyed by
+// the string matched. It is safe for concurrent use.
+type matchMemo struct {
+	m sync.Map // string → string; "" for no supported locale
+	n atomic.Int64
+}
+
+// get returns the answer remembered for key, computing it with f and
+// remembering it while there is room.
+func (mm *matchMemo) get(key string, f func(string) (string, bool)) (string, bool) {
+	if v, ok := mm.m.Load(key); ok {
+		l := v.(string)
+		return l, l != ""
+	}
+	l, ok := f(key)
+	if !ok {
+		l = ""
+	}
+	if mm.n.Add(1) <= maxMemo {
+		mm.m.Store(strings.Clone(key), l)
+	} else {
+		mm.n.Add(-1)
+	}
+	return l, l != ""
 }
 
 // newLocaleSet parses names; i is the index of the first that is not a
@@ -65,7 +101,10 @@ func newLocaleSet(names []string) (set localeSet, i int, err error) {
 			return localeSet{}, i, err
 		}
 	}
-	return localeSet{names: names, tags: tags, matcher: language.NewMatcher(tags)}, 0, nil
+	return localeSet{
+		names: names, tags: tags, matcher: language.NewMatcher(tags),
+		tagMemo: new(matchMemo), headerMemo: new(matchMemo),
+	}, 0, nil
 }
 
 // match returns the supported locale that matches tag: exactly, or with
@@ -77,6 +116,11 @@ func (s localeSet) match(tag string) (string, bool) {
 	if tag == "" || len(tag) > 64 {
 		return "", false
 	}
+	return s.tagMemo.get(tag, s.parseMatch)
+}
+
+// parseMatch is match without the memo.
+func (s localeSet) parseMatch(tag string) (string, bool) {
 	t, err := language.Parse(tag)
 	if err != nil {
 		return "", false
@@ -106,12 +150,17 @@ func (k *Kit) acceptLocale(header string) (string, bool) {
 	if header == "" || len(header) > maxAcceptLanguage {
 		return "", false
 	}
+	return k.locales.headerMemo.get(header, k.locales.acceptMatch)
+}
+
+// acceptMatch is acceptLocale without the memo.
+func (s localeSet) acceptMatch(header string) (string, bool) {
 	tags, _, err := language.ParseAcceptLanguage(header)
 	if err != nil {
 		return "", false
 	}
 	for _, t := range tags {
-		if l, ok := k.locales.matchTag(t); ok {
+		if l, ok := s.matchTag(t); ok {
 			return l, true
 		}
 	}

@@ -1,6 +1,7 @@
 package middleware
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -31,10 +32,36 @@ func TestLocaleNegotiation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := tt.kit.locale(tt.p); got != tt.want {
-				t.Errorf("locale = %q, want %q", got, tt.want)
+			// The second round answers from the memo.
+			for round := range 2 {
+				if got := tt.kit.locale(tt.p); got != tt.want {
+					t.Errorf("round %d: locale = %q, want %q", round, got, tt.want)
+				}
 			}
 		})
+	}
+}
+
+// TestLocaleMemoBounded sends more distinct values than the memo keeps:
+// every answer stays right, and the memo stops growing at its bound.
+func TestLocaleMemoBounded(t *testing.T) {
+	k := newTestKit(t, nil)
+	for i := range 3 * maxMemo {
+		tag := fmt.Sprintf("de-x-%d", i)
+		if got, ok := k.locales.match(tag); !ok || got != "de-DE" {
+			t.Fatalf("match(%q) = %q, %v; want de-DE", tag, got, ok)
+		}
+		header := fmt.Sprintf("zu;q=0.9, sv-x-%d;q=0.5", i)
+		if got, ok := k.acceptLocale(header); !ok || got != "sv-SE" {
+			t.Fatalf("acceptLocale(%q) = %q, %v; want sv-SE", header, got, ok)
+		}
+	}
+	for name, mm := range map[string]*matchMemo{"tags": k.locales.tagMemo, "headers": k.locales.headerMemo} {
+		n := 0
+		mm.m.Range(func(any, any) bool { n++; return true })
+		if n != maxMemo || mm.n.Load() != maxMemo {
+			t.Errorf("%s memo holds %d entries (count %d), want %d", name, n, mm.n.Load(), maxMemo)
+		}
 	}
 }
 
@@ -104,6 +131,16 @@ func FuzzNegotiateLocale(f *testing.F) {
 		p := prefs{acceptLanguage: acceptLanguage, browserLocale: pageLocale, browserTimeZone: tz, viewer: &Viewer{Locale: pageLocale, TimeZone: tz}}
 		if l := k.locale(p); l != "" && !slices.Contains(DefaultLocales, l) {
 			t.Fatalf("locale %q is not supported", l)
+		}
+		// The memo answers as the matcher does, before and after it
+		// remembers.
+		for range 2 {
+			if got, want := fmt.Sprint(k.locales.match(pageLocale)), fmt.Sprint(k.locales.parseMatch(pageLocale)); len(pageLocale) <= 64 && pageLocale != "" && got != want {
+				t.Fatalf("match(%q) = %s, matcher says %s", pageLocale, got, want)
+			}
+			if got, want := fmt.Sprint(k.acceptLocale(acceptLanguage)), fmt.Sprint(k.locales.acceptMatch(acceptLanguage)); len(acceptLanguage) <= maxAcceptLanguage && acceptLanguage != "" && got != want {
+				t.Fatalf("acceptLocale(%q) = %s, matcher says %s", acceptLanguage, got, want)
+			}
 		}
 		if z := k.timeZone(p); z != "" && !ValidTimeZone(z) {
 			t.Fatalf("time zone %q is not valid", z)
