@@ -222,8 +222,8 @@ func storedViewerOf(sess *sessions.Session) (storedViewer, bool) {
 	if !ok {
 		return storedViewer{}, false
 	}
-	var rec storedViewer
-	if err := json.Unmarshal([]byte(raw), &rec); err != nil {
+	rec, ok := decodeViewer(raw)
+	if !ok {
 		return storedViewer{}, false
 	}
 	// Sessions saved in seconds by an earlier format are treated as

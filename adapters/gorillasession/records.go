@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -238,4 +239,95 @@ func (p *scanner) int() (int64, bool) {
 	}
 	n, err := strconv.ParseInt(p.s[start:p.i], 10, 64)
 	return n, err == nil
+}
+
+// bool reads true or false.
+func (p *scanner) bool() (bool, bool) {
+	switch {
+	case strings.HasPrefix(p.s[p.i:], "true"):
+		p.i += 4
+		return true, true
+	case strings.HasPrefix(p.s[p.i:], "false"):
+		p.i += 5
+		return false, true
+	}
+	return false, false
+}
+
+// float reads a JSON number as encoding/json reads one into a float64.
+func (p *scanner) float() (float64, bool) {
+	start := p.i
+	p.eat('-')
+	digits := func() bool {
+		d := p.i
+		for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
+			p.i++
+		}
+		return p.i > d
+	}
+	intStart := p.i
+	if !digits() || (p.s[intStart] == '0' && p.i-intStart > 1) {
+		return 0, false
+	}
+	if p.eat('.') && !digits() {
+		return 0, false
+	}
+	if p.eat('e') || p.eat('E') {
+		if !p.eat('+') {
+			p.eat('-')
+		}
+		if !digits() {
+			return 0, false
+		}
+	}
+	f, err := strconv.ParseFloat(p.s[start:p.i], 64)
+	return f, err == nil
+}
+
+// strs reads an array of strings.
+func (p *scanner) strs() ([]string, bool) {
+	if !p.eat('[') {
+		return nil, false
+	}
+	out := []string{}
+	if p.eat(']') {
+		return out, true
+	}
+	for {
+		v, ok := p.str()
+		if !ok {
+			return nil, false
+		}
+		out = append(out, v)
+		if p.eat(']') {
+			return out, true
+		}
+		if !p.eat(',') {
+			return nil, false
+		}
+	}
+}
+
+// floats reads an array of numbers.
+func (p *scanner) floats() ([]float64, bool) {
+	if !p.eat('[') {
+		return nil, false
+	}
+	out := []float64{}
+	if p.eat(']') {
+		return out, true
+	}
+	for {
+		v, ok := p.float()
+		if !ok {
+			return nil, false
+		}
+		out = append(out, v)
+		if p.eat(']') {
+			return out, true
+		}
+		if !p.eat(',') {
+			return nil, false
+		}
+	}
 }

@@ -1,9 +1,11 @@
 package gorillasession
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/embedkit/embedkit/middleware"
@@ -114,4 +116,172 @@ func (s storedViewer) viewer() (*middleware.Viewer, bool) {
 		v.Attributes[name] = val
 	}
 	return v, true
+}
+
+// decodeViewer reads the JSON text of a storedViewer. The shape Save
+// writes is read by hand (scanViewer), with no reflection; anything else
+// (escapes in a string, a field written by another version, a null) goes
+// to encoding/json, so every value a session ever held reads as it did.
+// FuzzStoredViewer holds the two decoders to the same answer.
+func decodeViewer(raw string) (storedViewer, bool) {
+	if rec, ok := scanViewer(raw); ok {
+		return rec, true
+	}
+	var rec storedViewer
+	if err := json.Unmarshal([]byte(raw), &rec); err != nil {
+		return storedViewer{}, false
+	}
+	return rec, true
+}
+
+// viewerFields are the JSON names of storedViewer's fields.
+const viewerFields = "skienpgatclz"
+
+// scanViewer is the hand decoder of the compact JSON json.Marshal writes
+// for a storedViewer: no whitespace, each field at most once, strings
+// without escapes. ok is false for anything else, which the caller gives
+// to encoding/json.
+func scanViewer(s string) (rec storedViewer, ok bool) {
+	p := scanner{s: s}
+	if !p.eat('{') {
+		return storedViewer{}, false
+	}
+	if p.eat('}') {
+		return rec, p.done()
+	}
+	var seen uint16
+	for {
+		name, ok := p.str()
+		if !ok || !p.eat(':') {
+			return storedViewer{}, false
+		}
+		// One letter per field, each at most once (encoding/json would
+		// also take "S" for "s", and keep the last of two).
+		i := -1
+		if len(name) == 1 {
+			i = strings.IndexByte(viewerFields, name[0])
+		}
+		if i < 0 || seen&(1<<i) != 0 {
+			return storedViewer{}, false
+		}
+		seen |= 1 << i
+		switch name {
+		case "s":
+			rec.Subject, ok = p.str()
+		case "k":
+			rec.SessionKey, ok = p.str()
+		case "i":
+			rec.Issued, ok = p.int()
+		case "e":
+			rec.Email, ok = p.str()
+		case "n":
+			rec.DisplayName, ok = p.str()
+		case "p":
+			rec.Picture, ok = p.str()
+		case "g":
+			var g []string
+			g, ok = p.strs()
+			rec.Groups = &g
+		case "a":
+			rec.Attributes, ok = p.attrs()
+		case "t":
+			rec.Tenant, ok = p.str()
+		case "c":
+			rec.CreatorMode, ok = p.bool()
+		case "l":
+			rec.Locale, ok = p.str()
+		case "z":
+			rec.TimeZone, ok = p.str()
+		}
+		if !ok {
+			return storedViewer{}, false
+		}
+		if p.eat('}') {
+			return rec, p.done()
+		}
+		if !p.eat(',') {
+			return storedViewer{}, false
+		}
+	}
+}
+
+// attrs reads the attributes object of a storedViewer.
+func (p *scanner) attrs() (map[string]storedAttr, bool) {
+	if !p.eat('{') {
+		return nil, false
+	}
+	out := map[string]storedAttr{}
+	if p.eat('}') {
+		return out, true
+	}
+	for {
+		name, ok := p.str()
+		if !ok || !p.eat(':') {
+			return nil, false
+		}
+		if _, dup := out[name]; dup {
+			return nil, false
+		}
+		a, ok := p.attr()
+		if !ok {
+			return nil, false
+		}
+		out[name] = a
+		if p.eat('}') {
+			return out, true
+		}
+		if !p.eat(',') {
+			return nil, false
+		}
+	}
+}
+
+// attr reads one storedAttr: an object of its typed fields.
+func (p *scanner) attr() (storedAttr, bool) {
+	var a storedAttr
+	if !p.eat('{') {
+		return a, false
+	}
+	if p.eat('}') {
+		return a, true
+	}
+	for {
+		name, ok := p.str()
+		if !ok || !p.eat(':') {
+			return a, false
+		}
+		switch {
+		case name == "s" && a.S == nil:
+			var v string
+			v, ok = p.str()
+			a.S = &v
+		case name == "n" && a.N == nil:
+			var v float64
+			v, ok = p.float()
+			a.N = &v
+		case name == "b" && a.B == nil:
+			var v bool
+			v, ok = p.bool()
+			a.B = &v
+		case name == "sa" && a.SA == nil:
+			var v []string
+			v, ok = p.strs()
+			a.SA = &v
+		case name == "na" && a.NA == nil:
+			var v []float64
+			v, ok = p.floats()
+			a.NA = &v
+		default:
+			ok = false // another name, or one seen before
+		}
+		if !ok {
+			return a, false
+		}
+		if p.eat('}') {
+			return a, true
+		}
+		if !p.eat(',') {
+			return a, false
+		}
+	}
 }
