@@ -13,8 +13,10 @@
 //
 // Only what the middleware needs to revoke: for each host session key, the
 // minted session ids with their subject and expiry. Each key's records are
-// one compact string in the cache, so a stored id costs little more than
-// its own bytes (see BenchmarkStore for the figure). A key holds at most
+// one compact encoding in the cache, so a stored id costs little more than
+// its own bytes (see BenchmarkStore for the figure). A key that gains ids
+// one after another keeps them in a buffer with room to grow, so that an
+// Add to a key of many records copies only the new one. A key holds at most
 // DefaultMaxPerKey records (WithMaxPerKey); when it is full, Add moves the
 // record that expires first, the oldest, to the store's revoke queue, so
 // the middleware's retrier (Kit.Run) revokes it early rather than leaving

@@ -107,7 +107,7 @@ func (x *subjectIndex) replace(key, old string, recs []rec) {
 func (x *subjectIndex) evicted(key string, v any) {
 	var buf [4]uint64
 	seen := buf[:0]
-	for r := range records(v.(string)) {
+	for r := range records(view(v)) {
 		h := x.hash(r.subject)
 		if slices.Contains(seen, h) {
 			continue
@@ -129,7 +129,7 @@ func (x *subjectIndex) holds(key string, h uint64) bool {
 	if !ok {
 		return false
 	}
-	for r := range records(v.(string)) {
+	for r := range records(view(v)) {
 		if x.hash(r.subject) == h {
 			return true
 		}

@@ -5,6 +5,7 @@ import (
 	"iter"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/embedkit/embedkit/middleware"
 )
@@ -46,6 +47,15 @@ func (r rec) encodedLen() int {
 	return 8 + uvarintLen(len(r.id)) + len(r.id) + uvarintLen(len(r.subject)) + len(r.subject)
 }
 
+// append appends r's encoding to b.
+func (r rec) append(b []byte) []byte {
+	b = binary.BigEndian.AppendUint64(b, uint64(r.exp))
+	b = binary.AppendUvarint(b, uint64(len(r.id)))
+	b = append(b, r.id...)
+	b = binary.AppendUvarint(b, uint64(len(r.subject)))
+	return append(b, r.subject...)
+}
+
 // appendTo writes r's encoding to b.
 func (r rec) appendTo(b *strings.Builder) {
 	var buf [binary.MaxVarintLen64]byte
@@ -55,6 +65,25 @@ func (r rec) appendTo(b *strings.Builder) {
 	b.WriteString(r.id)
 	b.Write(binary.AppendUvarint(buf[:0], uint64(len(r.subject))))
 	b.WriteString(r.subject)
+}
+
+// A key's value in the cache is the encoding of its records: a string, or
+// a []byte with room to grow (see Store.next).
+
+// view returns the encoding a cache value holds, without copying it. A
+// []byte value is read through a string: its bytes are never written
+// again once the value is in the cache.
+func view(v any) string {
+	if b, ok := v.([]byte); ok {
+		return unsafe.String(unsafe.SliceData(b), len(b))
+	}
+	return v.(string)
+}
+
+// grows returns the buffer of a []byte cache value, nil for a string.
+func grows(v any) []byte {
+	b, _ := v.([]byte)
+	return b
 }
 
 // span is a record with the byte range its encoding takes in a value.

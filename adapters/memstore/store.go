@@ -91,20 +91,20 @@ func (s *Store) Add(ctx context.Context, key string, m middleware.Minted) error 
 	}
 	mu := s.lock(key)
 	defer mu.Unlock()
-	old := s.load(key)
+	old, grow := s.loadView(key)
 
 	// One pass over the key's records: which stay, and whether they all
 	// belong to m's subject (then the subject index needs no change).
-	var buf [64]span
-	kept := buf[:0]
+	var spans [64]span
+	kept := spans[:0]
 	oneSubject := true
 	for off := 0; off < len(old); {
-		r, next := nextRecord(old, off)
+		r, end := nextRecord(old, off)
 		oneSubject = oneSubject && r.subject == m.Subject
 		if r.exp > now && r.id != m.SessionID {
-			kept = append(kept, span{rec: r, start: off, end: next})
+			kept = append(kept, span{rec: r, start: off, end: end})
 		}
-		off = next
+		off = end
 	}
 	add := rec{id: m.SessionID, subject: m.Subject, exp: exp}
 	keepAdd := true
@@ -129,26 +129,7 @@ func (s *Store) Add(ctx context.Context, key string, m middleware.Minted) error 
 		kept = slices.Delete(kept, oldest, oldest+1)
 	}
 
-	// The new value copies the kept records' bytes and appends the new
-	// record: nothing is decoded and encoded again.
-	size, latest := 0, int64(0)
-	for _, sp := range kept {
-		size += sp.end - sp.start
-		latest = max(latest, sp.exp)
-	}
-	if keepAdd {
-		size += add.encodedLen()
-		latest = max(latest, exp)
-	}
-	var b strings.Builder
-	b.Grow(size)
-	for _, sp := range kept {
-		b.WriteString(old[sp.start:sp.end])
-	}
-	if keepAdd {
-		add.appendTo(&b)
-	}
-	s.cache.Set(key, b.String(), time.Duration(latest-now)+s.grace)
+	s.cache.Set(key, next(old, grow, kept, add, keepAdd), time.Duration(latestOf(kept, add, keepAdd)-now)+s.grace)
 	if old == "" || !oneSubject {
 		recs := make([]rec, 0, len(kept)+1)
 		for _, sp := range kept {
@@ -249,14 +230,21 @@ func (s *Store) lock(key string) *sync.Mutex {
 // load returns the encoded records under key, or "" when there are none.
 // It must be called with the key's stripe locked.
 func (s *Store) load(key string) string {
+	v, _ := s.loadView(key)
+	return v
+}
+
+// loadView is load that also returns the growable buffer the records are a
+// view of, or nil when they are a string (see next).
+func (s *Store) loadView(key string) (string, []byte) {
 	if v, ok := s.cache.Get(key); ok {
-		return v.(string)
+		return view(v), grows(v)
 	}
 	// An expired entry may still be in the cache, waiting for the sweep.
 	// Deleting it now hands it to the eviction callback, which unindexes
 	// it, before a new entry takes its place unseen.
 	s.cache.Delete(key)
-	return ""
+	return "", nil
 }
 
 // save replaces the records old under key with recs and updates the subject
@@ -305,4 +293,64 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// next returns the value that replaces old (whose growable buffer, if any,
+// is grow) when the records kept stay and add is appended if keepAdd.
+//
+// A key that only ever gains records at the end and loses them at the
+// front (ids minted one after another with the same lifetime, and the
+// oldest pushed out or expired) is kept in a buffer with spare capacity:
+// the new value is a view of the same bytes that starts later and ends
+// later, so an Add copies nothing but the new record. Every other change
+// builds the value anew, as a string of exactly its size, which is also
+// what a key with one record holds. The bytes of a view, once in the
+// cache, are never written again: appends go past the end of the latest
+// view, which is the longest, so readers holding an older view (the
+// cache's sweep, a Take that loaded it) read bytes nobody writes.
+func next(old string, grow []byte, kept []span, add rec, keepAdd bool) any {
+	suffix := keepAdd && len(kept) > 0 && kept[len(kept)-1].end == len(old)
+	for i := 1; suffix && i < len(kept); i++ {
+		suffix = kept[i].start == kept[i-1].end
+	}
+	if suffix {
+		start := kept[0].start
+		if grow == nil {
+			// The first time: a buffer with room for as many records
+			// again.
+			b := make([]byte, 0, 2*(len(old)-start+add.encodedLen()))
+			return add.append(append(b, old[start:]...))
+		}
+		// append writes in place while the buffer has room, and
+		// otherwise copies only the view, leaving the front behind.
+		return add.append(grow[start:])
+	}
+	size := 0
+	for _, sp := range kept {
+		size += sp.end - sp.start
+	}
+	if keepAdd {
+		size += add.encodedLen()
+	}
+	var b strings.Builder
+	b.Grow(size)
+	for _, sp := range kept {
+		b.WriteString(old[sp.start:sp.end])
+	}
+	if keepAdd {
+		add.appendTo(&b)
+	}
+	return b.String()
+}
+
+// latestOf is the latest expiry of the kept records and add (if keepAdd).
+func latestOf(kept []span, add rec, keepAdd bool) int64 {
+	latest := int64(0)
+	for _, sp := range kept {
+		latest = max(latest, sp.exp)
+	}
+	if keepAdd {
+		latest = max(latest, add.exp)
+	}
+	return latest
 }

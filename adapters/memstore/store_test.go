@@ -195,7 +195,7 @@ func checkIndex(t *testing.T, s *Store) {
 	t.Helper()
 	want := map[string]bool{}
 	for key, item := range s.cache.Items() {
-		for r := range records(item.Object.(string)) {
+		for r := range records(view(item.Object)) {
 			want[fmt.Sprintf("%x/%s", s.index.hash(r.subject), key)] = true
 		}
 	}
@@ -362,8 +362,17 @@ func TestRecordsRoundTrip(t *testing.T) {
 // the key's bound, some of records that expire, against a plain model of
 // the rules (keep the live records of other ids, add the new one, let the
 // record that expires first leave while over the bound), and compares the
-// records under each key, the queue and the subject index afterwards.
+// records under the key after every Add, and the queue and the subject
+// index afterwards. In the "in mint order" run every id lives as long, so
+// records leave at the front and the key grows in place (Store.next); in
+// the "random" run they leave from anywhere.
 func TestAddAgainstModel(t *testing.T) {
+	for _, order := range []string{"random", "in mint order"} {
+		t.Run(order, func(t *testing.T) { testAddAgainstModel(t, order == "random") })
+	}
+}
+
+func testAddAgainstModel(t *testing.T, random bool) {
 	ctx := t.Context()
 	clock := newFakeClock()
 	const max = 4
@@ -372,9 +381,14 @@ func TestAddAgainstModel(t *testing.T) {
 	var queued []string
 	rng := rand.New(rand.NewPCG(7, 11))
 	subjects := []string{"alice", "bob"}
+	grown := 0
 	for i := range 400 {
 		key := fmt.Sprintf("s:%d", rng.IntN(3))
-		m := minted(fmt.Sprintf("id-%d", rng.IntN(12)), subjects[rng.IntN(2)], clock.Now().Add(time.Duration(rng.IntN(60)-5)*time.Minute))
+		lifetime := time.Duration(rng.IntN(60)-5) * time.Minute
+		if !random {
+			lifetime = time.Hour + time.Duration(i)*time.Millisecond
+		}
+		m := minted(fmt.Sprintf("id-%d", rng.IntN(12)), subjects[rng.IntN(2)], clock.Now().Add(lifetime))
 		if err := s.Add(ctx, key, m); err != nil {
 			t.Fatal(err)
 		}
@@ -398,9 +412,32 @@ func TestAddAgainstModel(t *testing.T) {
 			}
 			model[key] = next
 		}
+		var got, want []string
+		for r := range records(s.load(key)) {
+			if r.exp > clock.Now().UnixNano() {
+				got = append(got, fmt.Sprintf("%s/%s/%d", r.id, r.subject, r.exp))
+			}
+		}
+		for _, r := range model[key] {
+			if r.ExpiresAt.After(clock.Now()) {
+				want = append(want, fmt.Sprintf("%s/%s/%d", r.SessionID, r.Subject, r.ExpiresAt.UnixNano()))
+			}
+		}
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Fatalf("add %d (%s to %s): key holds %v, want %v", i, m.SessionID, key, got, want)
+		}
+		if v, ok := s.cache.Get(key); ok && grows(v) != nil {
+			grown++
+		}
+		checkIndex(t, s)
 		if i%50 == 49 {
 			clock.Advance(7 * time.Minute)
 		}
+	}
+	if !random && grown == 0 {
+		t.Error("no key grew in place; the test does not reach Store.next's fast path")
 	}
 	for _, subject := range subjects {
 		got, err := s.TakeSubject(ctx, subject)
@@ -442,5 +479,49 @@ func TestAddAgainstModel(t *testing.T) {
 	}
 	if n := len(due); n > len(queued) || n == 0 {
 		t.Errorf("%d records queued, want up to %d (those pushed out, less the expired)", n, len(queued))
+	}
+}
+
+// TestGrowingKeyReadWhileWritten reads a key's records without its lock,
+// as the sweep's eviction callback does, while Adds grow the key in place:
+// under the race detector, a write to bytes a reader's view holds fails
+// the test.
+func TestGrowingKeyReadWhileWritten(t *testing.T) {
+	ctx := t.Context()
+	s := New(WithMaxPerKey(16))
+	h := s.index.hash("alice")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		exp := time.Now().Add(time.Hour)
+		for i := range 2000 {
+			if err := s.Add(ctx, "k", minted(fmt.Sprintf("id-%04d", i), "alice", exp.Add(time.Duration(i)))); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	reads := 0
+	for {
+		select {
+		case <-done:
+			if reads == 0 {
+				t.Error("no read ran alongside the writes")
+			}
+			if v, _ := s.cache.Get("k"); grows(v) == nil {
+				t.Error("the key did not grow in place")
+			}
+			return
+		default:
+		}
+		if v, ok := s.cache.Get("k"); ok {
+			for r := range records(view(v)) {
+				if r.subject != "alice" || !strings.HasPrefix(r.id, "id-") {
+					t.Fatalf("read a torn record %q/%q", r.id, r.subject)
+				}
+			}
+		}
+		s.index.holds("k", h)
+		reads++
 	}
 }
