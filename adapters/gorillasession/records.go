@@ -132,61 +132,42 @@ func decodeRecords(s string) (recs map[string]recordList, ok bool) {
 // caller then gives to encoding/json.
 func scanRecords(s string) (map[string]recordList, bool) {
 	p := scanner{s: s}
-	if !p.eat('{') {
-		return nil, false
-	}
 	recs := map[string]recordList{}
-	if p.eat('}') {
-		return recs, p.done()
-	}
-	for {
-		key, ok := p.str()
-		if !ok || !p.eat(':') || !p.eat('[') {
-			return nil, false
+	ok := p.object(func(key string) bool {
+		if _, dup := recs[key]; dup {
+			return false // encoding/json keeps the last; let it decide
 		}
-		var list recordList
 		prev := ""
-		if !p.eat(']') {
-			for {
-				r := storedMinted{S: prev}
-				if !p.eat('[') {
-					return nil, false
-				}
-				if r.I, ok = p.str(); !ok || !p.eat(',') {
-					return nil, false
-				}
-				if r.E, ok = p.int(); !ok {
-					return nil, false
-				}
-				if p.eat(',') {
-					if r.S, ok = p.str(); !ok {
-						return nil, false
-					}
-				}
-				if !p.eat(']') {
-					return nil, false
-				}
-				list = append(list, r)
-				prev = r.S
-				if p.eat(']') {
-					break
-				}
-				if !p.eat(',') {
-					return nil, false
+		list, ok := array(&p, func() (storedMinted, bool) {
+			r := storedMinted{S: prev}
+			if !p.eat('[') {
+				return r, false
+			}
+			var ok bool
+			if r.I, ok = p.str(); !ok || !p.eat(',') {
+				return r, false
+			}
+			if r.E, ok = p.int(); !ok {
+				return r, false
+			}
+			if p.eat(',') {
+				if r.S, ok = p.str(); !ok {
+					return r, false
 				}
 			}
-		}
-		if _, dup := recs[key]; dup {
-			return nil, false // encoding/json keeps the last; let it decide
+			prev = r.S
+			return r, p.eat(']')
+		})
+		if len(list) == 0 {
+			list = nil // an empty list reads as none, as it always has
 		}
 		recs[key] = list
-		if p.eat('}') {
-			return recs, p.done()
-		}
-		if !p.eat(',') {
-			return nil, false
-		}
+		return ok
+	})
+	if !ok || !p.done() {
+		return nil, false
 	}
+	return recs, true
 }
 
 // scanner reads the compact JSON encodeRecords writes: no whitespace.
@@ -284,41 +265,41 @@ func (p *scanner) float() (float64, bool) {
 	return f, err == nil
 }
 
-// strs reads an array of strings.
-func (p *scanner) strs() ([]string, bool) {
-	if !p.eat('[') {
-		return nil, false
+// object reads a JSON object: for each member, its name, then field,
+// which reads the value. ok is false when field returns false.
+func (p *scanner) object(field func(name string) bool) bool {
+	if !p.eat('{') {
+		return false
 	}
-	out := []string{}
-	if p.eat(']') {
-		return out, true
+	if p.eat('}') {
+		return true
 	}
 	for {
-		v, ok := p.str()
-		if !ok {
-			return nil, false
+		name, ok := p.str()
+		if !ok || !p.eat(':') || !field(name) {
+			return false
 		}
-		out = append(out, v)
-		if p.eat(']') {
-			return out, true
+		if p.eat('}') {
+			return true
 		}
 		if !p.eat(',') {
-			return nil, false
+			return false
 		}
 	}
 }
 
-// floats reads an array of numbers.
-func (p *scanner) floats() ([]float64, bool) {
+// array reads a JSON array whose elements elem reads; an empty array is
+// an empty, non-nil slice, as encoding/json makes it.
+func array[T any](p *scanner, elem func() (T, bool)) ([]T, bool) {
 	if !p.eat('[') {
 		return nil, false
 	}
-	out := []float64{}
+	out := []T{}
 	if p.eat(']') {
 		return out, true
 	}
 	for {
-		v, ok := p.float()
+		v, ok := elem()
 		if !ok {
 			return nil, false
 		}

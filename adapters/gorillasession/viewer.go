@@ -141,20 +141,11 @@ const viewerFields = "skienpgatclz"
 // for a storedViewer: no whitespace, each field at most once, strings
 // without escapes. ok is false for anything else, which the caller gives
 // to encoding/json.
-func scanViewer(s string) (rec storedViewer, ok bool) {
+func scanViewer(s string) (storedViewer, bool) {
 	p := scanner{s: s}
-	if !p.eat('{') {
-		return storedViewer{}, false
-	}
-	if p.eat('}') {
-		return rec, p.done()
-	}
+	var rec storedViewer
 	var seen uint16
-	for {
-		name, ok := p.str()
-		if !ok || !p.eat(':') {
-			return storedViewer{}, false
-		}
+	ok := p.object(func(name string) (ok bool) {
 		// One letter per field, each at most once (encoding/json would
 		// also take "S" for "s", and keep the last of two).
 		i := -1
@@ -162,7 +153,7 @@ func scanViewer(s string) (rec storedViewer, ok bool) {
 			i = strings.IndexByte(viewerFields, name[0])
 		}
 		if i < 0 || seen&(1<<i) != 0 {
-			return storedViewer{}, false
+			return false
 		}
 		seen |= 1 << i
 		switch name {
@@ -180,7 +171,7 @@ func scanViewer(s string) (rec storedViewer, ok bool) {
 			rec.Picture, ok = p.str()
 		case "g":
 			var g []string
-			g, ok = p.strs()
+			g, ok = array(&p, p.str)
 			rec.Groups = &g
 		case "a":
 			rec.Attributes, ok = p.attrs()
@@ -193,63 +184,35 @@ func scanViewer(s string) (rec storedViewer, ok bool) {
 		case "z":
 			rec.TimeZone, ok = p.str()
 		}
-		if !ok {
-			return storedViewer{}, false
-		}
-		if p.eat('}') {
-			return rec, p.done()
-		}
-		if !p.eat(',') {
-			return storedViewer{}, false
-		}
+		return ok
+	})
+	if !ok || !p.done() {
+		return storedViewer{}, false
 	}
+	return rec, true
 }
 
 // attrs reads the attributes object of a storedViewer.
 func (p *scanner) attrs() (map[string]storedAttr, bool) {
-	if !p.eat('{') {
-		return nil, false
-	}
 	out := map[string]storedAttr{}
-	if p.eat('}') {
-		return out, true
-	}
-	for {
-		name, ok := p.str()
-		if !ok || !p.eat(':') {
-			return nil, false
-		}
+	ok := p.object(func(name string) bool {
 		if _, dup := out[name]; dup {
-			return nil, false
+			return false
 		}
 		a, ok := p.attr()
-		if !ok {
-			return nil, false
-		}
 		out[name] = a
-		if p.eat('}') {
-			return out, true
-		}
-		if !p.eat(',') {
-			return nil, false
-		}
+		return ok
+	})
+	if !ok {
+		return nil, false
 	}
+	return out, true
 }
 
 // attr reads one storedAttr: an object of its typed fields.
 func (p *scanner) attr() (storedAttr, bool) {
 	var a storedAttr
-	if !p.eat('{') {
-		return a, false
-	}
-	if p.eat('}') {
-		return a, true
-	}
-	for {
-		name, ok := p.str()
-		if !ok || !p.eat(':') {
-			return a, false
-		}
+	ok := p.object(func(name string) (ok bool) {
 		switch {
 		case name == "s" && a.S == nil:
 			var v string
@@ -265,23 +228,14 @@ func (p *scanner) attr() (storedAttr, bool) {
 			a.B = &v
 		case name == "sa" && a.SA == nil:
 			var v []string
-			v, ok = p.strs()
+			v, ok = array(p, p.str)
 			a.SA = &v
 		case name == "na" && a.NA == nil:
 			var v []float64
-			v, ok = p.floats()
+			v, ok = array(p, p.float)
 			a.NA = &v
-		default:
-			ok = false // another name, or one seen before
 		}
-		if !ok {
-			return a, false
-		}
-		if p.eat('}') {
-			return a, true
-		}
-		if !p.eat(',') {
-			return a, false
-		}
-	}
+		return ok // false for another name, or one seen before
+	})
+	return a, ok
 }
