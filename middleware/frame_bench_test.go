@@ -20,6 +20,7 @@ import (
 	"github.com/embedkit/embedkit/adapters/memstore"
 	"github.com/embedkit/embedkit/embedkit"
 	"github.com/embedkit/embedkit/embedkit/emulator"
+	"github.com/embedkit/embedkit/internal/testkit"
 	"github.com/embedkit/embedkit/middleware"
 )
 
@@ -245,27 +246,6 @@ func identityBaseline(id middleware.Identity, next http.Handler) http.Handler {
 	})
 }
 
-// cpuMeter reports the process CPU time per op of a benchmark as
-// cpu-ns/op. The platform runs in the same process, so this is the CPU
-// cost of the whole round trip; unlike ns/op it hardly moves when other
-// work on the machine takes turns on the cores.
-type cpuMeter struct {
-	start time.Duration
-	ok    bool
-}
-
-func startCPU() cpuMeter {
-	d, ok := processCPU()
-	return cpuMeter{start: d, ok: ok}
-}
-
-func (m cpuMeter) report(b *testing.B) {
-	end, ok := processCPU()
-	if m.ok && ok && b.N > 0 {
-		b.ReportMetric(float64(end-m.start)/float64(b.N), "cpu-ns/op")
-	}
-}
-
 // serveFrame serves one frame load and checks that it redirected.
 func serveFrame(b *testing.B, h http.Handler, tmpl *http.Request) {
 	w := httptest.NewRecorder()
@@ -307,11 +287,11 @@ func BenchmarkFrame(b *testing.B) {
 		handler := k.FrameHandler()
 		kitBody(b, p, handler, tmpl)
 		b.ReportAllocs()
-		cpu := startCPU()
+		cpu := testkit.StartCPU()
 		for b.Loop() {
 			serveFrame(b, handler, tmpl)
 		}
-		cpu.report(b)
+		cpu.Report(b)
 	})
 	b.Run("baseline", func(b *testing.B) {
 		p := newBenchPlatform(b)
@@ -322,11 +302,11 @@ func BenchmarkFrame(b *testing.B) {
 		handler := baselineHandler(plainClient(), p.srv.URL, body)
 		serveFrame(b, handler, tmpl)
 		b.ReportAllocs()
-		cpu := startCPU()
+		cpu := testkit.StartCPU()
 		for b.Loop() {
 			serveFrame(b, handler, tmpl)
 		}
-		cpu.report(b)
+		cpu.Report(b)
 	})
 	b.Run("baseline-identity", func(b *testing.B) {
 		p := newBenchPlatform(b)
@@ -337,11 +317,11 @@ func BenchmarkFrame(b *testing.B) {
 		handler := identityBaseline(h.identity, baselineHandler(plainClient(), p.srv.URL, body))
 		serveFrame(b, handler, tmpl)
 		b.ReportAllocs()
-		cpu := startCPU()
+		cpu := testkit.StartCPU()
 		for b.Loop() {
 			serveFrame(b, handler, tmpl)
 		}
-		cpu.report(b)
+		cpu.Report(b)
 	})
 }
 
@@ -371,7 +351,7 @@ func BenchmarkFrameParallel(b *testing.B) {
 		b.SetParallelism(parallelism)
 		b.ReportAllocs()
 		b.ResetTimer()
-		cpu := startCPU()
+		cpu := testkit.StartCPU()
 		b.RunParallel(func(pb *testing.PB) {
 			tmpl := tmpls[int(next.Add(1)-1)%len(tmpls)]
 			for pb.Next() {
@@ -384,7 +364,7 @@ func BenchmarkFrameParallel(b *testing.B) {
 			}
 		})
 		b.StopTimer()
-		cpu.report(b)
+		cpu.Report(b)
 		conns := p.conns.Load()
 		b.ReportMetric(float64(parallelism*procs), "callers")
 		b.ReportMetric(float64(conns), "conns")

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/embedkit/embedkit/adapters/gorillasession"
+	"github.com/embedkit/embedkit/internal/testkit"
 	"github.com/embedkit/embedkit/middleware"
 )
 
@@ -65,6 +66,7 @@ func BenchmarkStore(b *testing.B) {
 		m := minted(benchOpenTabs)
 
 		b.ReportAllocs()
+		cpu := testkit.StartCPU()
 		for b.Loop() {
 			s := store.ForRequest(httptest.NewRecorder(), tmpl.WithContext(ctx))
 			if err := s.Add(ctx, key, m); err != nil {
@@ -74,6 +76,7 @@ func BenchmarkStore(b *testing.B) {
 				b.Fatalf("Take = %d records, %v; want %d", len(ms), err, benchOpenTabs+1)
 			}
 		}
+		cpu.Report(b)
 	})
 }
 

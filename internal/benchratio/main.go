@@ -177,7 +177,7 @@ func verdict(ok bool, err error) string {
 const (
 	frameCPUGoal    = 25e3 // kit CPU minus baseline CPU per load, ns
 	frameAllocsGoal = 80   // kit allocations minus baseline allocations per load
-	cookieGoal      = 30e3 // BenchmarkStore/cookie, ns per Add and Take
+	cookieGoal      = 30e3 // BenchmarkStore/cookie, CPU ns per Add and Take
 	logoutGoal      = 1.5  // 50 sessions / 1 session
 	memIDGoal       = 128  // heap bytes per stored id
 	validateNs      = 5000 // Validate time: "well under 10 µs", so at most half
@@ -245,8 +245,14 @@ func evaluate(res results) []row {
 	add("Logout 50/1 sessions", fmt.Sprintf("%.2f (%s / %s)", r, dur(t50), dur(t1)),
 		fmt.Sprintf("<= %.2f", logoutGoal), r <= logoutGoal, missing(ok))
 
-	ct, ok := res.median("BenchmarkStore/cookie", "ns/op")
-	add("Store cookie Add and Take", dur(ct), fmt.Sprintf("<= %s", dur(cookieGoal)), ct <= cookieGoal, missing(ok))
+	// CPU time, as for the frame, so that other load on the machine does
+	// not decide; it counts the garbage collector's work on the other
+	// cores too, so it runs above the elapsed time, which is recorded
+	// beside it.
+	cc, ok := res.median("BenchmarkStore/cookie", "cpu-ns/op")
+	ct, _ := res.median("BenchmarkStore/cookie", "ns/op")
+	add("Store cookie Add and Take, CPU", fmt.Sprintf("%s (elapsed %s)", dur(cc), dur(ct)),
+		fmt.Sprintf("<= %s", dur(cookieGoal)), cc <= cookieGoal, missing(ok))
 
 	perID, ok := res.median("BenchmarkStore/memory", "B/id")
 	add("Store memory bytes per id", fmt.Sprintf("%.1f B", perID),

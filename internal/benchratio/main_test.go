@@ -25,7 +25,9 @@ BenchmarkLogout/sessions=50-2    	      10	 140000000 ns/op
 PASS
 ok  	github.com/embedkit/embedkit/middleware	12.3s
 pkg: github.com/embedkit/embedkit/adapters/gorillasession
-BenchmarkStore/cookie-2         	   20000	     41000 ns/op
+BenchmarkStore/cookie-2         	   20000	     41000 ns/op	     45000 cpu-ns/op
+BenchmarkStore/cookie-2         	   20000	     20000 ns/op	     22000 cpu-ns/op
+BenchmarkStore/cookie-2         	   20000	     24000 ns/op	     33000 cpu-ns/op
 pkg: github.com/embedkit/embedkit/adapters/memstore
 BenchmarkStore/memory-2         	  907164	      1585 ns/op	       241.9 B/id	     160 B/op	       3 allocs/op
 BenchmarkStore/memory-2         	  907164	      1600 ns/op	       250.1 B/id	     160 B/op	       3 allocs/op
@@ -116,7 +118,7 @@ func TestEvaluate(t *testing.T) {
 		"FrameParallel kit / baseline, elapsed":     "-",
 		"FrameParallel kit connections":             "MISS", // 69 > 64 callers
 		"Logout 50/1 sessions":                      "MISS", // 7
-		"Store cookie Add and Take":                 "MISS", // 41 µs > 30 µs
+		"Store cookie Add and Take, CPU":            "MISS", // median 33 µs > 30 µs (elapsed 24 µs would pass)
 		"Store memory bytes per id":                 "MISS", // 246 > 128
 		"Validate time":                             "PASS", // 1433 ns <= 5 µs
 		"Validate allocations":                      "PASS", // 1

@@ -1,6 +1,7 @@
 // Package testkit holds the small test doubles the kit's own tests share:
-// a clock moved by hand and a buffer that loggers may write to
-// concurrently. It is for tests only.
+// a clock moved by hand, a buffer that loggers may write to concurrently,
+// and a meter of the process's CPU time for benchmarks. It is for tests
+// only.
 package testkit
 
 import (

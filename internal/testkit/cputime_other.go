@@ -1,6 +1,6 @@
 //go:build !unix
 
-package middleware_test
+package testkit
 
 import "time"
 
