@@ -43,15 +43,25 @@ func (CompactSerializer) Serialize(src any) ([]byte, error) {
 		return securecookie.GobEncoder{}.Serialize(src)
 	}
 	keys := make([]string, 0, len(m))
-	for k := range m {
+	size := len(compactMagic) + binary.MaxVarintLen64
+	for k, v := range m {
 		s, ok := k.(string)
 		if !ok {
 			return securecookie.GobEncoder{}.Serialize(src)
 		}
 		keys = append(keys, s)
+		// Room for the key, the tag, the lengths and a number; strings
+		// and bytes add their own length.
+		size += len(s) + 1 + 2*binary.MaxVarintLen64
+		switch v := v.(type) {
+		case string:
+			size += len(v)
+		case []byte:
+			size += len(v)
+		}
 	}
 	slices.Sort(keys)
-	b := make([]byte, 0, 256)
+	b := make([]byte, 0, size)
 	b = append(b, compactMagic...)
 	b = binary.AppendUvarint(b, uint64(len(keys)))
 	for _, k := range keys {

@@ -190,10 +190,17 @@ func readMinted(sess *sessions.Session) map[string]recordList {
 func live(recs map[string]recordList, now time.Time) map[string]recordList {
 	out := make(map[string]recordList, len(recs))
 	for k, list := range recs {
+		var kept recordList
 		for _, r := range list {
 			if now.Before(time.UnixMilli(r.E)) {
-				out[k] = append(out[k], r)
+				if kept == nil {
+					kept = make(recordList, 0, len(list))
+				}
+				kept = append(kept, r)
 			}
+		}
+		if kept != nil {
+			out[k] = kept
 		}
 	}
 	return out
