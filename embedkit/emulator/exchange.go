@@ -1,0 +1,96 @@
+// The exchange and revoke endpoints of a session id.
+
+package emulator
+
+import (
+	"net/http"
+	"time"
+)
+
+type sessionIDBody struct {
+	SessionID *string `json:"sessionId"`
+}
+
+// handleExchange is POST /api/v1/embed/session/token. The session id is the
+// credential; no Authorization header is needed.
+func (s *Server) handleExchange(w http.ResponseWriter, r *http.Request) {
+	var b sessionIDBody
+	if !s.decodeBody(w, r, &b) {
+		return
+	}
+	if b.SessionID == nil {
+		s.writeError(w, http.StatusBadRequest, "sessionId: is required")
+		return
+	}
+	now := s.now()
+	s.mu.Lock()
+	se := s.st.sessions[*b.SessionID]
+	if se == nil || se.stateAt(now) != stateUnexchanged {
+		s.mu.Unlock()
+		s.writeError(w, http.StatusUnauthorized, "session is unknown, expired, already exchanged or revoked")
+		return
+	}
+	se.state = stateExchanged
+	se.jti = randomHex(16)
+	se.tokenExp = now.Add(embedTokenLifetime)
+	se.revocable = s.st.fx.RevocationClaim
+	c := se.claims
+	c.SecurityContext = cloneMap(c.SecurityContext)
+	c.ID = se.jti
+	c.IssuedAt = now.Unix()
+	c.ExpiresAt = now.Unix() + int64(embedTokenLifetime/time.Second)
+	c.Revocable = se.revocable
+	s.mu.Unlock()
+	token, err := signToken(s.secret, &c)
+	if err != nil {
+		s.logger.Error("signing embed token", "error", err)
+		s.writeError(w, http.StatusInternalServerError, "cannot sign the embed token")
+		return
+	}
+	s.logger.Info("embed session exchanged", "session", shortHash(se.id))
+	s.writeJSON(w, http.StatusOK, map[string]string{"token": token})
+}
+
+// handleRevoke is POST /api/v1/embed/session/revoke: 204 whatever the id,
+// deployment scope not checked.
+func (s *Server) handleRevoke(w http.ResponseWriter, r *http.Request) {
+	p, ok := s.authenticate(w, r, authOptions{apiKeyPrefix: true, embedToken: true})
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	embedding := s.st.fx.Embedding
+	s.mu.Unlock()
+	switch {
+	case !embedding:
+		s.writeError(w, http.StatusForbidden, "embedding is not enabled for this account")
+		return
+	case !p.admin:
+		s.writeError(w, http.StatusForbidden, "revoke needs an admin principal")
+		return
+	}
+	var b sessionIDBody
+	if !s.decodeBody(w, r, &b) {
+		return
+	}
+	if b.SessionID == nil {
+		s.writeError(w, http.StatusBadRequest, "sessionId: is required")
+		return
+	}
+	now := s.now()
+	s.mu.Lock()
+	if se := s.st.sessions[*b.SessionID]; se != nil {
+		switch se.stateAt(now) {
+		case stateUnexchanged:
+			se.state = stateRevoked
+		case stateExchanged:
+			if se.revocable {
+				se.state = stateRevoked
+				s.st.revoked[se.jti] = se.tokenExp
+			}
+		}
+	}
+	s.mu.Unlock()
+	s.logger.Info("embed session revoke", "session", shortHash(*b.SessionID), "key", p.keyHash)
+	w.WriteHeader(http.StatusNoContent)
+}
