@@ -84,9 +84,12 @@ func (mm *matchMemo) get(key string, f func(string) (string, bool)) (string, boo
 	if !ok {
 		l = ""
 	}
-	if mm.n.Add(1) <= maxMemo {
-		mm.m.Store(strings.Clone(key), l)
-	} else {
+	// The count is taken before the entry is stored, so that the bound
+	// holds however many goroutines add at once; a key two of them
+	// computed together is counted once.
+	if mm.n.Add(1) > maxMemo {
+		mm.n.Add(-1)
+	} else if _, loaded := mm.m.LoadOrStore(strings.Clone(key), l); loaded {
 		mm.n.Add(-1)
 	}
 	return l, l != ""

@@ -3,6 +3,7 @@ package middleware
 import (
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 )
 
@@ -146,4 +147,26 @@ func FuzzNegotiateLocale(f *testing.F) {
 			t.Fatalf("time zone %q is not valid", z)
 		}
 	})
+}
+
+// TestLocaleMemoConcurrent matches the same values from many goroutines
+// at once: each is remembered once and counted once.
+func TestLocaleMemoConcurrent(t *testing.T) {
+	k := newTestKit(t, nil)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for i := range 64 {
+				if got, ok := k.locales.match(fmt.Sprintf("fr-x-%d", i)); !ok || got != "fr-FR" {
+					t.Errorf("match = %q, %v; want fr-FR", got, ok)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	n := 0
+	k.locales.tagMemo.m.Range(func(any, any) bool { n++; return true })
+	if n != 64 || k.locales.tagMemo.n.Load() != 64 {
+		t.Errorf("memo holds %d entries, counts %d; want 64 and 64", n, k.locales.tagMemo.n.Load())
+	}
 }
