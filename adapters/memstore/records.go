@@ -68,7 +68,7 @@ func (r rec) appendTo(b *strings.Builder) {
 }
 
 // A key's value in the cache is the encoding of its records: a string, or
-// a []byte with room to grow (see Store.next).
+// a []byte with room to grow (see next).
 
 // view returns the encoding a cache value holds, without copying it. A
 // []byte value is read through a string: its bytes are never written

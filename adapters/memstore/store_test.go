@@ -364,7 +364,7 @@ func TestRecordsRoundTrip(t *testing.T) {
 // record that expires first leave while over the bound), and compares the
 // records under the key after every Add, and the queue and the subject
 // index afterwards. In the "in mint order" run every id lives as long, so
-// records leave at the front and the key grows in place (Store.next); in
+// records leave at the front and the key grows in place (next); in
 // the "random" run they leave from anywhere.
 func TestAddAgainstModel(t *testing.T) {
 	for _, order := range []string{"random", "in mint order"} {
@@ -437,7 +437,7 @@ func testAddAgainstModel(t *testing.T, random bool) {
 		}
 	}
 	if !random && grown == 0 {
-		t.Error("no key grew in place; the test does not reach Store.next's fast path")
+		t.Error("no key grew in place; the test does not reach next's fast path")
 	}
 	for _, subject := range subjects {
 		got, err := s.TakeSubject(ctx, subject)
