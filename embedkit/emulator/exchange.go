@@ -14,17 +14,13 @@ type sessionIDBody struct {
 // handleExchange is POST /api/v1/embed/session/token. The session id is the
 // credential; no Authorization header is needed.
 func (s *Server) handleExchange(w http.ResponseWriter, r *http.Request) {
-	var b sessionIDBody
-	if !s.decodeBody(w, r, &b) {
-		return
-	}
-	if b.SessionID == nil {
-		s.writeError(w, http.StatusBadRequest, "sessionId: is required")
+	id, ok := s.decodeSessionID(w, r)
+	if !ok {
 		return
 	}
 	now := s.now()
 	s.mu.Lock()
-	se := s.st.sessions[*b.SessionID]
+	se := s.st.sessions[id]
 	if se == nil || se.stateAt(now) != stateUnexchanged {
 		s.mu.Unlock()
 		s.writeError(w, http.StatusUnauthorized, "session is unknown, expired, already exchanged or revoked")
@@ -69,17 +65,13 @@ func (s *Server) handleRevoke(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, http.StatusForbidden, "revoke needs an admin principal")
 		return
 	}
-	var b sessionIDBody
-	if !s.decodeBody(w, r, &b) {
-		return
-	}
-	if b.SessionID == nil {
-		s.writeError(w, http.StatusBadRequest, "sessionId: is required")
+	id, ok := s.decodeSessionID(w, r)
+	if !ok {
 		return
 	}
 	now := s.now()
 	s.mu.Lock()
-	if se := s.st.sessions[*b.SessionID]; se != nil {
+	if se := s.st.sessions[id]; se != nil {
 		switch se.stateAt(now) {
 		case stateUnexchanged:
 			se.state = stateRevoked
@@ -91,6 +83,21 @@ func (s *Server) handleRevoke(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.mu.Unlock()
-	s.logger.Info("embed session revoke", "session", shortHash(*b.SessionID), "key", p.keyHash)
+	s.logger.Info("embed session revoke", "session", shortHash(id), "key", p.keyHash)
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// decodeSessionID reads the {"sessionId": "..."} body of the exchange and
+// revoke endpoints, answering the error itself when it is malformed or
+// has no session id.
+func (s *Server) decodeSessionID(w http.ResponseWriter, r *http.Request) (string, bool) {
+	var b sessionIDBody
+	if !s.decodeBody(w, r, &b) {
+		return "", false
+	}
+	if b.SessionID == nil {
+		s.writeError(w, http.StatusBadRequest, "sessionId: is required")
+		return "", false
+	}
+	return *b.SessionID, true
 }
