@@ -110,11 +110,17 @@ fuzz_execs="${FUZZ_EXECS:-50000}"
 fuzz_limit="${FUZZ_LIMIT:-180}"
 if [[ "$fuzz_execs" != 0 ]]; then
 	step "fuzz ($fuzz_execs inputs each, at most ${fuzz_limit}s a target)"
+	# GNU coreutils' timeout; macOS has it as gtimeout (brew install coreutils).
+	timeout_cmd="$(command -v timeout || command -v gtimeout || true)"
+	if [[ -z "$timeout_cmd" ]]; then
+		echo "fuzz: needs GNU coreutils' timeout (Debian: coreutils; macOS: brew install coreutils)"
+		exit 1
+	fi
 	while IFS=: read -r file name; do
 		pkg="./$(dirname "$file")"
 		echo "-- $pkg $name"
 		rc=0
-		out="$(timeout --kill-after=10s "${fuzz_limit}s" \
+		out="$("$timeout_cmd" --kill-after=10s "${fuzz_limit}s" \
 			go test -run='^$' -fuzz="^${name}\$" -fuzztime="${fuzz_execs}x" -fuzzminimizetime=2000x "$pkg" 2>&1)" || rc=$?
 		if ((rc == 124 || rc == 137)); then
 			echo "$out" | tail -n 3
