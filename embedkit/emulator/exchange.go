@@ -54,11 +54,8 @@ func (s *Server) handleRevoke(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	s.mu.Lock()
-	embedding := s.st.fx.Embedding
-	s.mu.Unlock()
 	switch {
-	case !embedding:
+	case !s.embeddingEnabled():
 		s.writeError(w, http.StatusForbidden, "embedding is not enabled for this account")
 		return
 	case !p.admin:
@@ -100,4 +97,12 @@ func (s *Server) decodeSessionID(w http.ResponseWriter, r *http.Request) (string
 		return "", false
 	}
 	return *b.SessionID, true
+}
+
+// embeddingEnabled reports whether the fixture's account has embedding
+// on, which generate-session and revoke require.
+func (s *Server) embeddingEnabled() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st.fx.Embedding
 }

@@ -117,11 +117,8 @@ func (s *Server) handleGenerateSession(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	s.mu.Lock()
-	embedding := s.st.fx.Embedding
-	s.mu.Unlock()
 	switch {
-	case !embedding:
+	case !s.embeddingEnabled():
 		s.writeError(w, http.StatusForbidden, "embedding is not enabled for this tenant")
 		return
 	case !p.admin:
