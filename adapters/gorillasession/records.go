@@ -117,14 +117,23 @@ func appendJSONString(b []byte, s string) []byte {
 // decodeRecords reads a value written by encodeRecords, or by an earlier
 // version with encoding/json. ok is false when the value is not records at
 // all.
-func decodeRecords(s string) (recs map[string]recordList, ok bool) {
-	if recs, ok := scanRecords(s); ok {
-		return recs, true
+func decodeRecords(s string) (map[string]recordList, bool) {
+	return scanOrUnmarshal(s, scanRecords)
+}
+
+// scanOrUnmarshal reads the JSON text s with the hand decoder scan, or,
+// when scan refuses it, with encoding/json; ok is false when neither
+// reads it as a T.
+func scanOrUnmarshal[T any](s string, scan func(string) (T, bool)) (T, bool) {
+	if v, ok := scan(s); ok {
+		return v, true
 	}
-	if err := json.Unmarshal([]byte(s), &recs); err != nil {
-		return nil, false
+	var v T
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		var zero T
+		return zero, false
 	}
-	return recs, true
+	return v, true
 }
 
 // scanRecords is the hand decoder of the one shape encodeRecords writes,
@@ -212,14 +221,29 @@ func (p *scanner) str() (string, bool) {
 // encoding/json).
 func (p *scanner) int() (int64, bool) {
 	start := p.i
-	for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
-		p.i++
-	}
-	if p.i == start || (p.s[start] == '0' && p.i-start > 1) {
+	if !p.digits() {
 		return 0, false
 	}
 	n, err := strconv.ParseInt(p.s[start:p.i], 10, 64)
 	return n, err == nil
+}
+
+// digits reads the digits of a JSON integer part: at least one, and no
+// leading zero.
+func (p *scanner) digits() bool {
+	start := p.i
+	p.digitRun()
+	return p.i > start && (p.s[start] != '0' || p.i-start == 1)
+}
+
+// digitRun reads a run of digits, possibly empty, and reports whether it
+// read any (the digits of a fraction or an exponent may start with 0).
+func (p *scanner) digitRun() bool {
+	start := p.i
+	for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
+		p.i++
+	}
+	return p.i > start
 }
 
 // bool reads true or false.
@@ -239,25 +263,17 @@ func (p *scanner) bool() (bool, bool) {
 func (p *scanner) float() (float64, bool) {
 	start := p.i
 	p.eat('-')
-	digits := func() bool {
-		d := p.i
-		for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
-			p.i++
-		}
-		return p.i > d
-	}
-	intStart := p.i
-	if !digits() || (p.s[intStart] == '0' && p.i-intStart > 1) {
+	if !p.digits() {
 		return 0, false
 	}
-	if p.eat('.') && !digits() {
+	if p.eat('.') && !p.digitRun() {
 		return 0, false
 	}
 	if p.eat('e') || p.eat('E') {
 		if !p.eat('+') {
 			p.eat('-')
 		}
-		if !digits() {
+		if !p.digitRun() {
 			return 0, false
 		}
 	}

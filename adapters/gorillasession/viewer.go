@@ -1,7 +1,6 @@
 package gorillasession
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -124,14 +123,7 @@ func (s storedViewer) viewer() (*middleware.Viewer, bool) {
 // to encoding/json, so every value a session ever held reads as it did.
 // FuzzStoredViewer holds the two decoders to the same answer.
 func decodeViewer(raw string) (storedViewer, bool) {
-	if rec, ok := scanViewer(raw); ok {
-		return rec, true
-	}
-	var rec storedViewer
-	if err := json.Unmarshal([]byte(raw), &rec); err != nil {
-		return storedViewer{}, false
-	}
-	return rec, true
+	return scanOrUnmarshal(raw, scanViewer)
 }
 
 // viewerFields are the JSON names of storedViewer's fields.
