@@ -55,7 +55,7 @@ type localeSet struct {
 	names   []string
 	tags    []language.Tag
 	matcher language.Matcher
-	// tags and headers remember the answers of match and acceptLocale:
+	// tagMemo and headerMemo remember the answers of match and acceptLocale:
 	// parsing a tag and asking the matcher takes microseconds, and a
 	// host's viewers send a handful of distinct values.
 	tagMemo, headerMemo *matchMemo
