@@ -1,7 +1,6 @@
 package middleware
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -157,8 +156,8 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 		Subject:   embedkit.NormalizeExternalID(v.Subject),
 		ExpiresAt: now.Add(embedkit.SessionLifetime + embedkit.EmbedTokenLifetime),
 	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), storeTimeout)
-	defer cancel()
+	sctx, stop := detached(r.Context(), storeTimeout)
+	defer stop()
 	if err := k.storeFor(w, r).Add(sctx, v.Key(), m); err != nil {
 		// An id that logout cannot find must not stay usable.
 		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelError, "embedkit: session store failed; revoking the new session", logAttrs(slog.String("session", embedkit.Redact(m.SessionID)), slog.String("error", err.Error()))...)

@@ -99,7 +99,7 @@ func (k *Kit) RevokeSubject(ctx context.Context, subject string) error {
 
 // revokeKey takes every id under key from s and revokes them.
 func (k *Kit) revokeKey(ctx context.Context, s SessionStore, key string) error {
-	tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
+	tctx, cancel := detached(ctx, storeTimeout)
 	ms, err := s.Take(tctx, key)
 	cancel()
 	if err != nil {
