@@ -462,6 +462,16 @@ func (c *Client) send(req *http.Request, cl call) (*http.Response, []byte, error
 // readBody reads a bounded 2xx body and closes it.
 func readBody(resp *http.Response) ([]byte, error) {
 	defer resp.Body.Close()
+	if n := resp.ContentLength; n >= 0 && n <= maxBody {
+		// The usual answer: its length is known, so it is read into a
+		// buffer of that size (the transport sees the end of the body
+		// with its last byte and takes the connection back at once).
+		b := make([]byte, n)
+		if _, err := io.ReadFull(resp.Body, b); err != nil {
+			return nil, err
+		}
+		return b, nil
+	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
 	if err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -384,14 +385,51 @@ func TestDoNonRewindableBodyIsNotRetried(t *testing.T) {
 	}
 }
 
-func TestDoBodyTooLarge(t *testing.T) {
-	c, mux, _ := setup(t)
-	mux.HandleFunc("GET /big", func(w http.ResponseWriter, r *http.Request) {
-		io.CopyN(w, zeroReader{}, maxBody+10)
-	})
-	req, _ := c.NewRequest(context.Background(), http.MethodGet, "/big", nil)
-	if _, err := c.Do(req, nil); !errors.Is(err, ErrUnexpectedResponse) {
-		t.Fatalf("err = %v", err)
+// TestDoReadsBody reads 2xx bodies of known and unknown length, up to
+// maxBody, and refuses longer or cut-short ones.
+func TestDoReadsBody(t *testing.T) {
+	tests := []struct {
+		name    string
+		length  string // Content-Length to announce; "" for chunked
+		size    int64  // bytes sent
+		wantErr error
+	}{
+		{"known length", "", 0, nil},
+		{"known length, some bytes", "", 100, nil},
+		{"chunked", "chunked", 100, nil},
+		{"chunked, at the limit", "chunked", maxBody, nil},
+		{"known length, at the limit", "", maxBody, nil},
+		{"known length, too large", "", maxBody + 10, ErrUnexpectedResponse},
+		{"chunked, too large", "chunked", maxBody + 10, ErrUnexpectedResponse},
+		{"cut short", "200", 100, io.ErrUnexpectedEOF},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, mux, _ := setup(t)
+			mux.HandleFunc("GET /body", func(w http.ResponseWriter, r *http.Request) {
+				switch tt.length {
+				case "":
+					w.Header().Set("Content-Length", strconv.FormatInt(tt.size, 10))
+				case "chunked":
+					w.(http.Flusher).Flush()
+				default:
+					w.Header().Set("Content-Length", tt.length)
+				}
+				io.CopyN(w, zeroReader{}, tt.size)
+			})
+			req, _ := c.NewRequest(context.Background(), http.MethodGet, "/body", nil)
+			var got bytes.Buffer
+			_, err := c.Do(req, &got)
+			if tt.wantErr != nil {
+				if !errors.Is(err, tt.wantErr) {
+					t.Fatalf("err = %v, want %v", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || int64(got.Len()) != tt.size {
+				t.Fatalf("read %d bytes, %v; want %d", got.Len(), err, tt.size)
+			}
+		})
 	}
 }
 
