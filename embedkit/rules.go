@@ -318,7 +318,7 @@ func isAlnum(c byte) bool {
 // host, of at most 2048 bytes: the rule Validate applies to
 // userProfile.picture.
 func IsPictureURL(s string) bool {
-	if len(s) > maxURLLength {
+	if s == "" || len(s) > maxURLLength {
 		return false
 	}
 	u, err := url.Parse(s)
