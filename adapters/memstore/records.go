@@ -86,10 +86,19 @@ func grows(v any) []byte {
 	return b
 }
 
-// span is a record with the byte range its encoding takes in a value.
+// span is the byte range a record's encoding takes in a value, with the
+// record's expiry: all Add needs to keep, drop or evict a record, in a
+// third of the size of the decoded record (Add keeps up to a key's
+// maximum of them on its stack).
 type span struct {
-	rec
+	exp        int64
 	start, end int
+}
+
+// rec decodes the record sp spans in v.
+func (sp span) rec(v string) rec {
+	r, _ := nextRecord(v, sp.start)
+	return r
 }
 
 // nextRecord decodes the record at offset off of the encoded value v and
@@ -98,6 +107,16 @@ func nextRecord(v string, off int) (rec, int) {
 	var r rec
 	rest := v[off:]
 	r.exp = be64(rest)
+	// Ids and subjects shorter than 128 bytes, the usual, have a one-byte
+	// length.
+	if n := int(rest[8]); n < 0x80 {
+		end := 9 + n
+		r.id = rest[9:end]
+		if m := int(rest[end]); m < 0x80 {
+			r.subject = rest[end+1 : end+1+m]
+			return r, off + end + 1 + m
+		}
+	}
 	r.id, rest = lenPrefixed(rest[8:])
 	r.subject, rest = lenPrefixed(rest)
 	return r, len(v) - len(rest)

@@ -102,7 +102,7 @@ func (s *Store) Add(ctx context.Context, key string, m middleware.Minted) error 
 		r, end := nextRecord(old, off)
 		oneSubject = oneSubject && r.subject == m.Subject
 		if r.exp > now && r.id != m.SessionID {
-			kept = append(kept, span{rec: r, start: off, end: end})
+			kept = append(kept, span{exp: r.exp, start: off, end: end})
 		}
 		off = end
 	}
@@ -125,15 +125,19 @@ func (s *Store) Add(ctx context.Context, key string, m middleware.Minted) error 
 			keepAdd = false
 			continue
 		}
-		evicted = append(evicted, middleware.Deferred{Minted: kept[oldest].minted(), Due: time.Unix(0, now)})
-		kept = slices.Delete(kept, oldest, oldest+1)
+		evicted = append(evicted, middleware.Deferred{Minted: kept[oldest].rec(old).minted(), Due: time.Unix(0, now)})
+		if oldest == 0 {
+			kept = kept[1:] // the usual case, the first minted: no copying
+		} else {
+			kept = slices.Delete(kept, oldest, oldest+1)
+		}
 	}
 
 	s.cache.Set(key, next(old, grow, kept, add, keepAdd), time.Duration(latestOf(kept, add, keepAdd)-now)+s.grace)
 	if old == "" || !oneSubject {
 		recs := make([]rec, 0, len(kept)+1)
 		for _, sp := range kept {
-			recs = append(recs, sp.rec)
+			recs = append(recs, sp.rec(old))
 		}
 		if keepAdd {
 			recs = append(recs, add)

@@ -346,13 +346,29 @@ func TestRecordsRoundTrip(t *testing.T) {
 		{"one", []rec{{id: "sess-1", subject: "alice", exp: 1}}},
 		{"empty strings", []rec{{id: "x", subject: "", exp: -5}}},
 		{"long strings", []rec{{id: strings.Repeat("i", 300), subject: strings.Repeat("s", 20000), exp: 1 << 62}}},
+		// One-byte lengths end at 127; nextRecord reads those directly.
+		{"lengths at the one-byte limit", []rec{
+			{id: strings.Repeat("i", 127), subject: strings.Repeat("s", 128), exp: 1},
+			{id: strings.Repeat("i", 128), subject: strings.Repeat("s", 127), exp: 2},
+			{id: strings.Repeat("i", 127), subject: strings.Repeat("s", 127), exp: 3},
+		}},
 		{"several", []rec{{id: "a", subject: "alice", exp: 10}, {id: "b", subject: "bob", exp: 20}, {id: "c\x00\xff", subject: "ü", exp: 30}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := slices.Collect(records(encode(tt.recs)))
+			v := encode(tt.recs)
+			got := slices.Collect(records(v))
 			if !slices.Equal(got, tt.recs) && (len(got) != 0 || len(tt.recs) != 0) {
 				t.Errorf("round trip = %v, want %v", got, tt.recs)
+			}
+			var walked []rec
+			for off := 0; off < len(v); {
+				var r rec
+				r, off = nextRecord(v, off)
+				walked = append(walked, r)
+			}
+			if !slices.Equal(walked, got) {
+				t.Errorf("nextRecord walks %v, records yields %v", walked, got)
 			}
 		})
 	}
