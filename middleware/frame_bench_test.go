@@ -40,12 +40,18 @@ const benchFramePath = "/embed/frame/sales"
 // benchCallers is how many goroutines the parallel benchmarks run.
 const benchCallers = 64
 
+// benchWarmLoads is how many frames each caller loads, all callers at
+// once, before a parallel benchmark counts connections.
+const benchWarmLoads = 20
+
 // benchPlatform is the emulator behind an httptest server on loopback that
 // counts the connections clients open to it.
 type benchPlatform struct {
 	em    *emulator.Server
 	srv   *httptest.Server
 	conns atomic.Int64
+	// closed counts the connections that ended.
+	closed atomic.Int64
 
 	// While capture is set, the body of each generate-session request is
 	// kept in body.
@@ -64,8 +70,11 @@ func newBenchPlatform(b *testing.B) *benchPlatform {
 	p := &benchPlatform{em: em}
 	p.srv = httptest.NewUnstartedServer(http.HandlerFunc(p.serve))
 	p.srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
+		switch s {
+		case http.StateNew:
 			p.conns.Add(1)
+		case http.StateClosed:
+			p.closed.Add(1)
 		}
 	}
 	p.srv.Start()
@@ -327,9 +336,17 @@ func BenchmarkFrame(b *testing.B) {
 
 // BenchmarkFrameParallel is BenchmarkFrame with benchCallers goroutines
 // loading frames at once, each as its own viewer (one host session
-// cookie each). conns is the number of connections opened to the
-// platform during the run and callers the number of goroutines: conns
-// must not exceed callers, as the client keeps its connections for reuse.
+// cookie each). Before the timed run every caller loads benchWarmLoads
+// frames at once, so the client's pool holds the connections the load
+// needs: a cold burst of callers dials more connections than callers
+// (net/http hands a connection coming back to a request that is still
+// dialing, and the dialed one stays in the pool as a spare), whichever
+// client sends it. conns is the number of connections opened to the
+// platform during the timed run and closed the number that ended, with
+// callers the number of goroutines: a client that reuses its connections
+// opens none (conns must not exceed callers) and closes none.
+// warmup-conns is the number the warm-up opened, recorded: how many
+// spares a cold burst dials depends on the scheduler, on either side.
 func BenchmarkFrameParallel(b *testing.B) {
 	procs := runtime.GOMAXPROCS(0)
 	parallelism := (benchCallers + procs - 1) / procs
@@ -347,6 +364,22 @@ func BenchmarkFrameParallel(b *testing.B) {
 			handler = baselineHandler(plainClient(), p.srv.URL, body)
 		}
 		p.conns.Store(0)
+		var warm sync.WaitGroup
+		for _, tmpl := range tmpls {
+			warm.Go(func() {
+				for range benchWarmLoads {
+					w := httptest.NewRecorder()
+					handler.ServeHTTP(w, loadRequest(tmpl))
+					if w.Code != http.StatusSeeOther {
+						b.Errorf("warm-up frame load: status %d, body %q", w.Code, w.Body)
+						return
+					}
+				}
+			})
+		}
+		warm.Wait()
+		cold := p.conns.Swap(0)
+		p.closed.Store(0)
 		var next atomic.Int64
 		b.SetParallelism(parallelism)
 		b.ReportAllocs()
@@ -368,6 +401,8 @@ func BenchmarkFrameParallel(b *testing.B) {
 		conns := p.conns.Load()
 		b.ReportMetric(float64(parallelism*procs), "callers")
 		b.ReportMetric(float64(conns), "conns")
+		b.ReportMetric(float64(p.closed.Load()), "closed")
+		b.ReportMetric(float64(cold), "warmup-conns")
 		b.ReportMetric(float64(conns)/float64(b.N), "conns/op")
 	}
 	b.Run("kit", func(b *testing.B) { run(b, true) })

@@ -10,8 +10,9 @@
 #                          with other load on the machine; a second
 #                          baseline also reads the viewer from the same
 #                          cookie, to show what the kit adds beyond it);
-#                          connections to the platform <= concurrent
-#                          callers; elapsed time recorded
+#                          after a warm-up, connections opened to the
+#                          platform <= concurrent callers and none
+#                          closed, in every run; elapsed time recorded
 #   Logout                 50 revoked sessions / 1, <= 1.5
 #   Store/cookie           Add and Take through the request's cookie, CPU
 #                          time <= 30 µs (elapsed time recorded)
