@@ -102,21 +102,24 @@ func (sp span) rec(v string) rec {
 }
 
 // nextRecord decodes the record at offset off of the encoded value v and
-// returns it with the offset of the next one.
+// returns it with the offset of the next one. It is small enough to be
+// inlined into Add's loop: the usual record, whose id and subject have
+// one-byte lengths, is read here, any other by nextRecordLong.
 func nextRecord(v string, off int) (rec, int) {
+	rest := v[off:]
+	if n := int(rest[8]); n < 0x80 {
+		if m := int(rest[9+n]); m < 0x80 {
+			return rec{exp: be64(rest), id: rest[9 : 9+n], subject: rest[10+n : 10+n+m]}, off + 10 + n + m
+		}
+	}
+	return nextRecordLong(v, off)
+}
+
+// nextRecordLong is nextRecord for any record.
+func nextRecordLong(v string, off int) (rec, int) {
 	var r rec
 	rest := v[off:]
 	r.exp = be64(rest)
-	// Ids and subjects shorter than 128 bytes, the usual, have a one-byte
-	// length.
-	if n := int(rest[8]); n < 0x80 {
-		end := 9 + n
-		r.id = rest[9:end]
-		if m := int(rest[end]); m < 0x80 {
-			r.subject = rest[end+1 : end+1+m]
-			return r, off + end + 1 + m
-		}
-	}
 	r.id, rest = lenPrefixed(rest[8:])
 	r.subject, rest = lenPrefixed(rest)
 	return r, len(v) - len(rest)
