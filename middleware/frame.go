@@ -117,7 +117,8 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 
 	callStart := k.cfg.Now()
 	sess, err := k.cfg.Platform.GenerateSession(r.Context(), req)
-	latency := k.cfg.Now().Sub(callStart)
+	answered := k.cfg.Now()
+	latency := answered.Sub(callStart)
 	switch {
 	case errors.Is(err, embedkit.ErrInvalidRequest):
 		// Refused by the client's validation: the policy produced it.
@@ -150,7 +151,7 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 	}
 	report(OutcomeOK, latency)
 
-	now := k.cfg.Now()
+	now := answered
 	m := Minted{
 		SessionID: sess.SessionID,
 		Subject:   embedkit.NormalizeExternalID(v.Subject),
