@@ -25,6 +25,11 @@ type storedViewer struct {
 	CreatorMode bool                  `json:"c,omitempty"`
 	Locale      string                `json:"l,omitempty"`
 	TimeZone    string                `json:"z,omitempty"`
+
+	// attrs is what the hand decoder reads from "a": the attributes as
+	// the Viewer holds them, with Attributes left nil. It is nil when
+	// there are none.
+	attrs map[string]any
 }
 
 // storedAttr is one typed attribute value; exactly one field is set.
@@ -89,10 +94,26 @@ func (s storedViewer) viewer() (*middleware.Viewer, bool) {
 		Subject: s.Subject, SessionKey: s.SessionKey,
 		Email: s.Email, DisplayName: s.DisplayName, Picture: s.Picture,
 		Tenant: s.Tenant, CreatorMode: s.CreatorMode, Locale: s.Locale, TimeZone: s.TimeZone,
+		Attributes: s.attrs,
 	}
 	if s.Groups != nil {
 		v.Groups = *s.Groups
 	}
+	if s.attrs == nil {
+		var ok bool
+		if v.Attributes, ok = s.attributes(); !ok {
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// attributes converts Attributes, as encoding/json reads them, to the
+// Viewer's form; ok is false when one of them has no value. An attribute
+// with several values takes the first of s, n, b, sa and na, as
+// scanner.attr does. No attributes give a nil map.
+func (s storedViewer) attributes() (map[string]any, bool) {
+	var out map[string]any
 	for name, a := range s.Attributes {
 		var val any
 		switch {
@@ -109,12 +130,12 @@ func (s storedViewer) viewer() (*middleware.Viewer, bool) {
 		default:
 			return nil, false
 		}
-		if v.Attributes == nil {
-			v.Attributes = make(map[string]any, len(s.Attributes))
+		if out == nil {
+			out = make(map[string]any, len(s.Attributes))
 		}
-		v.Attributes[name] = val
+		out[name] = val
 	}
-	return v, true
+	return out, true
 }
 
 // decodeViewer reads the JSON text of a storedViewer. The shape Save
@@ -166,7 +187,7 @@ func scanViewer(s string) (storedViewer, bool) {
 			g, ok = array(&p, p.str)
 			rec.Groups = &g
 		case "a":
-			rec.Attributes, ok = p.attrs()
+			rec.attrs, ok = p.attrs()
 		case "t":
 			rec.Tenant, ok = p.str()
 		case "c":
@@ -184,15 +205,20 @@ func scanViewer(s string) (storedViewer, bool) {
 	return rec, true
 }
 
-// attrs reads the attributes object of a storedViewer.
-func (p *scanner) attrs() (map[string]storedAttr, bool) {
-	out := map[string]storedAttr{}
+// attrs reads the attributes object of a storedViewer into the Viewer's
+// form, as storedViewer.attributes converts what encoding/json reads; an
+// empty object gives nil.
+func (p *scanner) attrs() (map[string]any, bool) {
+	var out map[string]any
 	ok := p.object(func(name string) bool {
 		if _, dup := out[name]; dup {
 			return false
 		}
-		a, ok := p.attr()
-		out[name] = a
+		v, ok := p.attr()
+		if out == nil {
+			out = map[string]any{}
+		}
+		out[name] = v
 		return ok
 	})
 	if !ok {
@@ -201,33 +227,46 @@ func (p *scanner) attrs() (map[string]storedAttr, bool) {
 	return out, true
 }
 
-// attr reads one storedAttr: an object of its typed fields.
-func (p *scanner) attr() (storedAttr, bool) {
-	var a storedAttr
+// attrFields are the JSON names of storedAttr's fields, in the order
+// storedViewer.attributes prefers them.
+var attrFields = [...]string{"s", "n", "b", "sa", "na"}
+
+// attr reads one attribute, an object of storedAttr's typed fields, and
+// returns the value of the field storedViewer.attributes would take. ok
+// is false for an object with no field, an unknown or repeated one, or a
+// value of the wrong type.
+func (p *scanner) attr() (any, bool) {
+	var (
+		val  any
+		rank = len(attrFields) // val's field; a lower one replaces it
+		seen uint8
+	)
 	ok := p.object(func(name string) (ok bool) {
-		switch {
-		case name == "s" && a.S == nil:
-			var v string
-			v, ok = p.str()
-			a.S = &v
-		case name == "n" && a.N == nil:
-			var v float64
-			v, ok = p.float()
-			a.N = &v
-		case name == "b" && a.B == nil:
-			var v bool
-			v, ok = p.bool()
-			a.B = &v
-		case name == "sa" && a.SA == nil:
-			var v []string
-			v, ok = array(p, p.str)
-			a.SA = &v
-		case name == "na" && a.NA == nil:
-			var v []float64
-			v, ok = array(p, p.float)
-			a.NA = &v
+		i := slices.Index(attrFields[:], name)
+		if i < 0 || seen&(1<<i) != 0 {
+			return false
 		}
-		return ok // false for another name, or one seen before
+		seen |= 1 << i
+		var v any
+		switch i {
+		case 0:
+			v, ok = p.str()
+		case 1:
+			v, ok = p.float()
+		case 2:
+			v, ok = p.bool()
+		case 3:
+			v, ok = array(p, p.str)
+		case 4:
+			v, ok = array(p, p.float)
+		}
+		if ok && i < rank {
+			val, rank = v, i
+		}
+		return ok
 	})
-	return a, ok
+	if !ok || seen == 0 {
+		return nil, false
+	}
+	return val, true
 }
