@@ -3,6 +3,7 @@
 package emulator
 
 import (
+	"encoding/json"
 	"net/http"
 	"time"
 )
@@ -30,8 +31,13 @@ func (s *Server) handleExchange(w http.ResponseWriter, r *http.Request) {
 	se.jti = randomHex(16)
 	se.tokenExp = now.Add(embedTokenLifetime)
 	se.revocable = s.st.fx.RevocationClaim
-	c := se.claims
-	c.SecurityContext = cloneMap(c.SecurityContext)
+	var c tokenClaims
+	if err := json.Unmarshal(se.claims, &c); err != nil {
+		s.mu.Unlock()
+		s.logger.Error("decoding the session's claims", "error", err)
+		s.writeError(w, http.StatusInternalServerError, "cannot sign the embed token")
+		return
+	}
 	c.ID = se.jti
 	c.IssuedAt = now.Unix()
 	c.ExpiresAt = now.Unix() + int64(embedTokenLifetime/time.Second)

@@ -540,10 +540,14 @@ func (s *Server) mintSession(depID int64, b *generateSessionBody) (string, *stat
 		}
 	}
 	c.SecurityContext = withGroups(b.SecurityContext, groupNames)
+	claims, err := json.Marshal(&c)
+	if err != nil {
+		return fail(http.StatusInternalServerError, "encoding the session's claims: %v", err)
+	}
 
 	id := randomHex(16)
 	se := &session{
-		id: id, state: stateUnexchanged, createdAt: now, deploymentID: depID, claims: c,
+		id: id, state: stateUnexchanged, createdAt: now, deploymentID: depID, claims: claims,
 	}
 	if b.ExternalID != nil {
 		se.externalID = *b.ExternalID

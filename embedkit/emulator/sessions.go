@@ -32,10 +32,14 @@ type session struct {
 	deploymentID int64
 	externalID   string
 	internalID   string
-	claims       tokenClaims // without jti, iat, exp, rvk
-	jti          string      // once exchanged
-	tokenExp     time.Time   // once exchanged
-	revocable    bool        // token carries the revocation claim
+	// claims are the token's claims but jti, iat, exp and rvk, as JSON:
+	// one allocation the garbage collector does not look into, where the
+	// claims' maps (security context, attributes, settings, theme) would
+	// cost every collection a walk through all sessions held.
+	claims    []byte
+	jti       string    // once exchanged
+	tokenExp  time.Time // once exchanged
+	revocable bool      // token carries the revocation claim
 }
 
 func (se *session) stateAt(now time.Time) string {
