@@ -34,7 +34,12 @@
 // response-header timeouts, a 30 second overall timeout (streamed
 // downloads are bounded by their context instead), keeps up to 100 idle
 // connections per host, allows HTTP/2 and refuses redirects to another
-// origin.
+// origin. Over HTTP/1.1 a connection carries one call at a time, so a host
+// with more than 100 calls in flight to the platform at once closes the
+// connections the pool has no room for and opens new ones; give such a
+// host WithHTTPClient with a larger http.Transport.MaxIdleConnsPerHost.
+// Over HTTP/2, which the platform's https endpoint may offer, calls share
+// connections.
 //
 // # Retries
 //
