@@ -100,7 +100,10 @@ type embedThemeInputBox struct {
 
 // toMap turns a settings or theme value into the map signed into the
 // token (null members left out).
-func toMap(v any) map[string]any {
+func toMap[T any](v *T) map[string]any {
+	if v == nil {
+		return nil
+	}
 	data, err := json.Marshal(v)
 	if err != nil {
 		return nil
@@ -536,7 +539,8 @@ func (s *Server) mintSession(depID int64, b *generateSessionBody) (string, *stat
 			groupNames = append(groupNames, "system:tenant:"+tenantName+":group:"+g)
 		}
 		if len(user.attributes) > 0 {
-			c.Attributes = cloneMap(user.attributes)
+			// Not copied: the claims are encoded below, under the lock.
+			c.Attributes = user.attributes
 		}
 	}
 	c.SecurityContext = withGroups(b.SecurityContext, groupNames)
@@ -549,8 +553,8 @@ func (s *Server) mintSession(depID int64, b *generateSessionBody) (string, *stat
 	se := &session{
 		id: id, state: stateUnexchanged, createdAt: now, deploymentID: depID, claims: claims,
 	}
-	if b.ExternalID != nil {
-		se.externalID = *b.ExternalID
+	if user != nil {
+		se.externalID = user.externalID // the user's string, not another copy
 	} else {
 		se.internalID = *b.InternalID
 	}
