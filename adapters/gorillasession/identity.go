@@ -250,8 +250,8 @@ func (hr *headerRecorder) WriteHeader(int)             {}
 // cookie, and then puts the cookie on w in place of any earlier cookie of
 // the same name written during this response.
 func saveBounded(w http.ResponseWriter, r *http.Request, sess *sessions.Session) error {
-	hr := &headerRecorder{h: http.Header{}}
-	if err := sess.Save(r, hr); err != nil {
+	lines, err := setCookieLines(r, sess)
+	if err != nil {
 		// securecookie refuses values over its own length limit with an
 		// error that has no type to test for.
 		if strings.Contains(err.Error(), "value is too long") {
@@ -259,7 +259,6 @@ func saveBounded(w http.ResponseWriter, r *http.Request, sess *sessions.Session)
 		}
 		return fmt.Errorf("gorillasession: saving session %q: %w", sess.Name(), err)
 	}
-	lines := hr.h.Values("Set-Cookie")
 	for _, line := range lines {
 		if len(line) > MaxCookieBytes {
 			return fmt.Errorf("%w: %d bytes, over the %d-byte limit", ErrCookieTooLarge, len(line), MaxCookieBytes)
@@ -279,6 +278,46 @@ func saveBounded(w http.ResponseWriter, r *http.Request, sess *sessions.Session)
 		w.Header().Add("Set-Cookie", line)
 	}
 	return nil
+}
+
+// setCookieLines saves sess and returns the Set-Cookie lines its store
+// writes, without writing them anywhere.
+//
+// A sessions.CookieStore whose codecs are all securecookie's is saved
+// here as its Save would, but the line is put together around the
+// encoded value instead of by http.Cookie.String, which checks every byte
+// of a value that is URL-safe base64 by construction: about a tenth of
+// the cookie store's time. TestSetCookieLinesAsStoreWrites holds the two
+// together.
+func setCookieLines(r *http.Request, sess *sessions.Session) ([]string, error) {
+	if cs, ok := sess.Store().(*sessions.CookieStore); ok && securecookieOnly(cs.Codecs) {
+		encoded, err := securecookie.EncodeMulti(sess.Name(), sess.Values, cs.Codecs...)
+		if err != nil {
+			return nil, err
+		}
+		// The cookie with an empty value, then the value after "name=".
+		line := sessions.NewCookie(sess.Name(), "", sess.Options).String()
+		if rest, ok := strings.CutPrefix(line, sess.Name()+"="); ok {
+			return []string{sess.Name() + "=" + encoded + rest}, nil
+		}
+		// A name that String rewrites: let the store write it.
+	}
+	hr := &headerRecorder{h: http.Header{}}
+	if err := sess.Save(r, hr); err != nil {
+		return nil, err
+	}
+	return hr.h.Values("Set-Cookie"), nil
+}
+
+// securecookieOnly reports whether every codec is a
+// *securecookie.SecureCookie, whose output is URL-safe base64.
+func securecookieOnly(codecs []securecookie.Codec) bool {
+	for _, c := range codecs {
+		if _, ok := c.(*securecookie.SecureCookie); !ok {
+			return false
+		}
+	}
+	return len(codecs) > 0
 }
 
 // Revocations is a server-side list of ended login sessions, for stores
