@@ -86,3 +86,34 @@ func benchRequest(c *http.Cookie) *http.Request {
 	r.AddCookie(c)
 	return r
 }
+
+// BenchmarkViewer measures Identity.Viewer alone: reading the viewer from
+// a signed and encrypted session cookie, as every frame load does. The
+// frame benchmarks of package middleware show what the same read costs in
+// place, with the HTTP round trip around it.
+func BenchmarkViewer(b *testing.B) {
+	cs := gorillasession.SecureCookieStore(bytes.Repeat([]byte{0x5a}, 32), bytes.Repeat([]byte{0xa5}, 32))
+	id := gorillasession.New(cs, "host-session")
+	v := &middleware.Viewer{
+		Subject:     "user-000@example.com",
+		Email:       "user-000@example.com",
+		DisplayName: "User 000",
+		Groups:      []string{"sales", "emea"},
+		Attributes:  map[string]any{"region": "EMEA"},
+		Locale:      "de-DE",
+		TimeZone:    "Europe/Berlin",
+	}
+	w := httptest.NewRecorder()
+	if err := id.Save(w, httptest.NewRequest(http.MethodPost, "/login", nil), v); err != nil {
+		b.Fatal(err)
+	}
+	tmpl := benchRequest(w.Result().Cookies()[0])
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		got, err := id.Viewer(tmpl.WithContext(ctx))
+		if err != nil || got.Subject != v.Subject {
+			b.Fatalf("Viewer = %v, %v", got, err)
+		}
+	}
+}
