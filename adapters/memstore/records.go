@@ -87,9 +87,9 @@ func grows(v any) []byte {
 }
 
 // span is the byte range a record's encoding takes in a value, with the
-// record's expiry: all Add needs to keep, drop or evict a record, in a
-// third of the size of the decoded record (Add keeps up to a key's
-// maximum of them on its stack).
+// record's expiry: all Add needs to keep, drop or evict a record, in less
+// than half the size of the decoded record (Add keeps up to 64 of them on
+// its stack).
 type span struct {
 	exp        int64
 	start, end int
@@ -102,9 +102,9 @@ func (sp span) rec(v string) rec {
 }
 
 // nextRecord decodes the record at offset off of the encoded value v and
-// returns it with the offset of the next one. It is small enough to be
-// inlined into Add's loop: the usual record, whose id and subject have
-// one-byte lengths, is read here, any other by nextRecordLong.
+// returns it with the offset of the next one. The usual record, whose id
+// and subject have one-byte lengths, is read here in one step, any other
+// by nextRecordLong.
 func nextRecord(v string, off int) (rec, int) {
 	rest := v[off:]
 	if n := int(rest[8]); n < 0x80 {
