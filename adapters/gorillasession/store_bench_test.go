@@ -29,27 +29,15 @@ const benchOpenTabs = 4
 // on the server, so other sessions cannot affect its cost.
 func BenchmarkStore(b *testing.B) {
 	b.Run("cookie", func(b *testing.B) {
-		cs := gorillasession.SecureCookieStore(bytes.Repeat([]byte{0x5a}, 32), bytes.Repeat([]byte{0xa5}, 32))
-		id := gorillasession.New(cs, "host-session")
+		v := benchUser()
+		id, cookie := benchLogin(b, v)
 		store := id.SessionStore()
-		v := &middleware.Viewer{
-			Subject:     "user-000@example.com",
-			Email:       "user-000@example.com",
-			DisplayName: "User 000",
-			Groups:      []string{"sales", "emea"},
-			Attributes:  map[string]any{"region": "EMEA"},
-		}
 		ctx := context.Background()
 		exp := time.Now().Add(24 * time.Hour)
 		minted := func(i int) middleware.Minted {
 			return middleware.Minted{SessionID: fmt.Sprintf("%036d", i), Subject: v.Subject, ExpiresAt: exp}
 		}
 
-		w := httptest.NewRecorder()
-		if err := id.Save(w, httptest.NewRequest(http.MethodPost, "/login", nil), v); err != nil {
-			b.Fatal(err)
-		}
-		cookie := w.Result().Cookies()[0]
 		stored, err := id.Viewer(benchRequest(cookie))
 		if err != nil {
 			b.Fatal(err)
@@ -92,22 +80,10 @@ func benchRequest(c *http.Cookie) *http.Request {
 // frame benchmarks of package middleware show what the same read costs in
 // place, with the HTTP round trip around it.
 func BenchmarkViewer(b *testing.B) {
-	cs := gorillasession.SecureCookieStore(bytes.Repeat([]byte{0x5a}, 32), bytes.Repeat([]byte{0xa5}, 32))
-	id := gorillasession.New(cs, "host-session")
-	v := &middleware.Viewer{
-		Subject:     "user-000@example.com",
-		Email:       "user-000@example.com",
-		DisplayName: "User 000",
-		Groups:      []string{"sales", "emea"},
-		Attributes:  map[string]any{"region": "EMEA"},
-		Locale:      "de-DE",
-		TimeZone:    "Europe/Berlin",
-	}
-	w := httptest.NewRecorder()
-	if err := id.Save(w, httptest.NewRequest(http.MethodPost, "/login", nil), v); err != nil {
-		b.Fatal(err)
-	}
-	tmpl := benchRequest(w.Result().Cookies()[0])
+	v := benchUser()
+	v.Locale, v.TimeZone = "de-DE", "Europe/Berlin"
+	id, cookie := benchLogin(b, v)
+	tmpl := benchRequest(cookie)
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
@@ -116,4 +92,29 @@ func BenchmarkViewer(b *testing.B) {
 			b.Fatalf("Viewer = %v, %v", got, err)
 		}
 	}
+}
+
+// benchUser is the viewer of the benchmarks: a profile, two groups and
+// one attribute.
+func benchUser() *middleware.Viewer {
+	return &middleware.Viewer{
+		Subject:     "user-000@example.com",
+		Email:       "user-000@example.com",
+		DisplayName: "User 000",
+		Groups:      []string{"sales", "emea"},
+		Attributes:  map[string]any{"region": "EMEA"},
+	}
+}
+
+// benchLogin logs v in on a SecureCookieStore with fixed keys and returns
+// the Identity and the signed and encrypted session cookie.
+func benchLogin(b *testing.B, v *middleware.Viewer) (*gorillasession.Identity, *http.Cookie) {
+	b.Helper()
+	cs := gorillasession.SecureCookieStore(bytes.Repeat([]byte{0x5a}, 32), bytes.Repeat([]byte{0xa5}, 32))
+	id := gorillasession.New(cs, "host-session")
+	w := httptest.NewRecorder()
+	if err := id.Save(w, httptest.NewRequest(http.MethodPost, "/login", nil), v); err != nil {
+		b.Fatal(err)
+	}
+	return id, w.Result().Cookies()[0]
 }
