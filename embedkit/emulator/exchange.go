@@ -31,18 +31,19 @@ func (s *Server) handleExchange(w http.ResponseWriter, r *http.Request) {
 	se.jti = randomHex(16)
 	se.tokenExp = now.Add(embedTokenLifetime)
 	se.revocable = s.st.fx.RevocationClaim
+	jti, revocable := se.jti, se.revocable
+	s.mu.Unlock()
+	// The claims are written once, at mint: they are read without the lock.
 	var c tokenClaims
 	if err := json.Unmarshal(se.claims, &c); err != nil {
-		s.mu.Unlock()
 		s.logger.Error("decoding the session's claims", "error", err)
 		s.writeError(w, http.StatusInternalServerError, "cannot sign the embed token")
 		return
 	}
-	c.ID = se.jti
+	c.ID = jti
 	c.IssuedAt = now.Unix()
 	c.ExpiresAt = now.Unix() + int64(embedTokenLifetime/time.Second)
-	c.Revocable = se.revocable
-	s.mu.Unlock()
+	c.Revocable = revocable
 	token, err := signToken(s.secret, &c)
 	if err != nil {
 		s.logger.Error("signing embed token", "error", err)
