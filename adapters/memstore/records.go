@@ -87,9 +87,8 @@ func grows(v any) []byte {
 }
 
 // span is the byte range a record's encoding takes in a value, with the
-// record's expiry: all Add needs to keep, drop or evict a record, in less
-// than half the size of the decoded record (Add keeps up to 64 of them on
-// its stack).
+// record's expiry: all Add needs to keep, drop or evict a record without
+// decoding it again.
 type span struct {
 	exp        int64
 	start, end int

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"hash/maphash"
+	"iter"
 	"math"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -93,51 +93,34 @@ func (s *Store) Add(ctx context.Context, key string, m middleware.Minted) error 
 	defer mu.Unlock()
 	old, grow := s.loadView(key)
 
-	// One pass over the key's records: which stay, and whether they all
-	// belong to m's subject (then the subject index needs no change).
-	var spans [64]span
-	kept := spans[:0]
-	oneSubject := true
-	for off := 0; off < len(old); {
-		r, end := nextRecord(old, off)
-		oneSubject = oneSubject && r.subject == m.Subject
-		if r.exp > now && r.id != m.SessionID {
-			kept = append(kept, span{exp: r.exp, start: off, end: end})
-		}
-		off = end
-	}
+	// One pass over the key's records finds what Add needs to know of
+	// those that stay, without listing them: a key may hold thousands.
 	add := rec{id: m.SessionID, subject: m.Subject, exp: exp}
+	sc := scanKey(old, now, add)
 	keepAdd := true
 
 	// Over the maximum, the record that expires first leaves: the first
-	// such kept record, or the new one when it alone expires first.
+	// such staying record, or the new one when it alone expires first.
+	// Only Add puts records under a key, never more than the maximum, so
+	// one leaving is always enough.
+	drop := noSpan
 	var evBuf [1]middleware.Deferred
 	evicted := evBuf[:0]
-	for len(kept)+boolInt(keepAdd) > s.maxPerKey {
-		oldest, first := -1, int64(math.MaxInt64)
-		for i, sp := range kept {
-			if sp.exp < first {
-				oldest, first = i, sp.exp
-			}
-		}
-		if keepAdd && exp < first {
-			evicted = append(evicted, middleware.Deferred{Minted: m, Due: time.Unix(0, now)})
+	if sc.n+1 > s.maxPerKey {
+		if exp < sc.oldest.exp {
 			keepAdd = false
-			continue
-		}
-		evicted = append(evicted, middleware.Deferred{Minted: kept[oldest].rec(old).minted(), Due: time.Unix(0, now)})
-		if oldest == 0 {
-			kept = kept[1:] // the usual case, the first minted: no copying
+			evicted = append(evicted, middleware.Deferred{Minted: m, Due: time.Unix(0, now)})
 		} else {
-			kept = slices.Delete(kept, oldest, oldest+1)
+			drop = sc.oldest
+			evicted = append(evicted, middleware.Deferred{Minted: drop.rec(old).minted(), Due: time.Unix(0, now)})
 		}
 	}
 
-	s.cache.Set(key, next(old, grow, kept, add, keepAdd), time.Duration(latestOf(kept, add, keepAdd)-now)+s.grace)
-	if old == "" || !oneSubject {
-		recs := make([]rec, 0, len(kept)+1)
-		for _, sp := range kept {
-			recs = append(recs, sp.rec(old))
+	s.cache.Set(key, sc.next(grow, drop, add, keepAdd), time.Duration(sc.latestAfter(add, keepAdd)-now)+s.grace)
+	if old == "" || !sc.oneSubject {
+		recs := make([]rec, 0, sc.n+1)
+		for r := range sc.staying(drop) {
+			recs = append(recs, r)
 		}
 		if keepAdd {
 			recs = append(recs, add)
@@ -291,16 +274,84 @@ func (s *Store) Pending(ctx context.Context) (int, error) {
 	return s.queue.Pending(ctx)
 }
 
-// boolInt is 1 for true, 0 for false.
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
+// keyScan is what one pass over a key's encoded records tells Add of
+// those that stay under the key when a record is added: the ones still
+// live that do not carry the added record's session id.
+type keyScan struct {
+	old string
+	now int64
+	id  string // the added record's session id
+
+	n          int   // how many stay
+	size       int   // the bytes of their encodings
+	first, end int   // from the start of the first to the end of the last
+	gaps       bool  // whether records that leave lie between staying ones
+	oldest     span  // the first of those that expire first
+	latest     int64 // the latest expiry among them
+	oneSubject bool  // whether every record, staying or not, is of the added record's subject
 }
 
-// next returns the value that replaces old (whose growable buffer, if any,
-// is grow) when the records kept stay and add is appended if keepAdd.
+// noSpan is the span of no record.
+var noSpan = span{start: -1, end: -1}
+
+// scanKey scans old, the records under a key, for the addition of add at
+// the time now (Unix nanoseconds).
+func scanKey(old string, now int64, add rec) keyScan {
+	sc := keyScan{old: old, now: now, id: add.id, oneSubject: true, oldest: span{exp: math.MaxInt64}}
+	for off := 0; off < len(old); {
+		r, end := nextRecord(old, off)
+		sc.oneSubject = sc.oneSubject && r.subject == add.subject
+		if sc.stays(r) {
+			if sc.n == 0 {
+				sc.first = off
+			} else if off != sc.end {
+				sc.gaps = true
+			}
+			sc.end = end
+			sc.n++
+			sc.size += end - off
+			if r.exp < sc.oldest.exp {
+				sc.oldest = span{exp: r.exp, start: off, end: end}
+			}
+			sc.latest = max(sc.latest, r.exp)
+		}
+		off = end
+	}
+	return sc
+}
+
+// stays reports whether r stays under the key.
+func (sc *keyScan) stays(r rec) bool {
+	return r.exp > sc.now && r.id != sc.id
+}
+
+// staying yields the staying records but drop, each with its span, in
+// the order they are encoded.
+func (sc *keyScan) staying(drop span) iter.Seq2[rec, span] {
+	return func(yield func(rec, span) bool) {
+		for off := sc.first; off < sc.end; {
+			r, end := nextRecord(sc.old, off)
+			if off != drop.start && sc.stays(r) && !yield(r, span{exp: r.exp, start: off, end: end}) {
+				return
+			}
+			off = end
+		}
+	}
+}
+
+// latestAfter is the latest expiry under the key once add, if keepAdd,
+// is in. A staying record that leaves for add expires no later than add,
+// so it changes nothing here.
+func (sc *keyScan) latestAfter(add rec, keepAdd bool) int64 {
+	if keepAdd {
+		return max(sc.latest, add.exp)
+	}
+	return sc.latest
+}
+
+// next returns the value that replaces the scanned records (whose
+// growable buffer, if any, is grow) when the staying records but drop
+// stay and add is appended if keepAdd.
 //
 // A key that only ever gains records at the end and loses them at the
 // front (ids minted one after another with the same lifetime, and the
@@ -312,13 +363,17 @@ func boolInt(b bool) int {
 // cache, are never written again: appends go past the end of the latest
 // view, which is the longest, so readers holding an older view (the
 // cache's sweep, a Take that loaded it) read bytes nobody writes.
-func next(old string, grow []byte, kept []span, add rec, keepAdd bool) any {
-	suffix := keepAdd && len(kept) > 0 && kept[len(kept)-1].end == len(old)
-	for i := 1; suffix && i < len(kept); i++ {
-		suffix = kept[i].start == kept[i-1].end
+func (sc *keyScan) next(grow []byte, drop span, add rec, keepAdd bool) any {
+	old := sc.old
+	start := sc.first
+	if drop.start == sc.first {
+		start = drop.end
 	}
+	// The records that stay are one run to the end of old, and drop, if
+	// any, was its first.
+	suffix := keepAdd && !sc.gaps && sc.end == len(old) && start < sc.end &&
+		(drop == noSpan || drop.start == sc.first)
 	if suffix {
-		start := kept[0].start
 		if grow == nil {
 			// The first time: a buffer with room for as many records
 			// again.
@@ -329,32 +384,20 @@ func next(old string, grow []byte, kept []span, add rec, keepAdd bool) any {
 		// otherwise copies only the view, leaving the front behind.
 		return add.append(grow[start:])
 	}
-	size := 0
-	for _, sp := range kept {
-		size += sp.end - sp.start
+	size := sc.size
+	if drop != noSpan {
+		size -= drop.end - drop.start
 	}
 	if keepAdd {
 		size += add.encodedLen()
 	}
 	var b strings.Builder
 	b.Grow(size)
-	for _, sp := range kept {
+	for _, sp := range sc.staying(drop) {
 		b.WriteString(old[sp.start:sp.end])
 	}
 	if keepAdd {
 		add.appendTo(&b)
 	}
 	return b.String()
-}
-
-// latestOf is the latest expiry of the kept records and add (if keepAdd).
-func latestOf(kept []span, add rec, keepAdd bool) int64 {
-	latest := int64(0)
-	for _, sp := range kept {
-		latest = max(latest, sp.exp)
-	}
-	if keepAdd {
-		latest = max(latest, add.exp)
-	}
-	return latest
 }

@@ -379,32 +379,35 @@ func TestRecordsRoundTrip(t *testing.T) {
 // the rules (keep the live records of other ids, add the new one, let the
 // record that expires first leave while over the bound), and compares the
 // records under the key after every Add, and the queue and the subject
-// index afterwards. In the "in mint order" run every id lives as long, so
-// records leave at the front and the key grows in place (next); in
-// the "random" run they leave from anywhere.
+// index afterwards. In the "in mint order" runs every id lives as long,
+// so records leave at the front and the key grows in place (next); in
+// the "random" runs they leave from anywhere. The bound is 4 records in
+// some runs and 80 in the others, where keys hold more records than Add
+// ever kept on its stack.
 func TestAddAgainstModel(t *testing.T) {
-	for _, order := range []string{"random", "in mint order"} {
-		t.Run(order, func(t *testing.T) { testAddAgainstModel(t, order == "random") })
+	for _, bound := range []int{4, 80} {
+		for _, order := range []string{"random", "in mint order"} {
+			t.Run(fmt.Sprintf("%s/max=%d", order, bound), func(t *testing.T) { testAddAgainstModel(t, order == "random", bound) })
+		}
 	}
 }
 
-func testAddAgainstModel(t *testing.T, random bool) {
+func testAddAgainstModel(t *testing.T, random bool, bound int) {
 	ctx := t.Context()
 	clock := newFakeClock()
-	const max = 4
-	s := New(WithClock(clock.Now), WithMaxPerKey(max))
+	s := New(WithClock(clock.Now), WithMaxPerKey(bound))
 	model := map[string][]middleware.Minted{}
 	var queued []string
 	rng := rand.New(rand.NewPCG(7, 11))
 	subjects := []string{"alice", "bob"}
-	grown := 0
-	for i := range 400 {
+	grown, full := 0, 0
+	for i := range max(400, 25*bound) {
 		key := fmt.Sprintf("s:%d", rng.IntN(3))
 		lifetime := time.Duration(rng.IntN(60)-5) * time.Minute
 		if !random {
 			lifetime = time.Hour + time.Duration(i)*time.Millisecond
 		}
-		m := minted(fmt.Sprintf("id-%d", rng.IntN(12)), subjects[rng.IntN(2)], clock.Now().Add(lifetime))
+		m := minted(fmt.Sprintf("id-%d", rng.IntN(3*bound)), subjects[rng.IntN(2)], clock.Now().Add(lifetime))
 		if err := s.Add(ctx, key, m); err != nil {
 			t.Fatal(err)
 		}
@@ -416,7 +419,7 @@ func testAddAgainstModel(t *testing.T, random bool) {
 				}
 			}
 			next = append(next, m)
-			for len(next) > max {
+			for len(next) > bound {
 				oldest := 0
 				for j, r := range next {
 					if r.ExpiresAt.Before(next[oldest].ExpiresAt) {
@@ -427,6 +430,9 @@ func testAddAgainstModel(t *testing.T, random bool) {
 				next = append(next[:oldest], next[oldest+1:]...)
 			}
 			model[key] = next
+			if len(next) == bound {
+				full++
+			}
 		}
 		var got, want []string
 		for r := range records(s.load(key)) {
@@ -448,12 +454,15 @@ func testAddAgainstModel(t *testing.T, random bool) {
 			grown++
 		}
 		checkIndex(t, s)
-		if i%50 == 49 {
+		if i%(12*bound) == 12*bound-1 {
 			clock.Advance(7 * time.Minute)
 		}
 	}
 	if !random && grown == 0 {
 		t.Error("no key grew in place; the test does not reach next's fast path")
+	}
+	if full == 0 {
+		t.Errorf("no key reached its bound of %d records; the test does not push records out", bound)
 	}
 	for _, subject := range subjects {
 		got, err := s.TakeSubject(ctx, subject)
@@ -495,6 +504,42 @@ func testAddAgainstModel(t *testing.T, random bool) {
 	}
 	if n := len(due); n > len(queued) || n == 0 {
 		t.Errorf("%d records queued, want up to %d (those pushed out, less the expired)", n, len(queued))
+	}
+}
+
+// TestAddToAFullKeyAllocatesLittle holds Add on a key at the default
+// bound of records (a dashboard left open and reloading all day) to a
+// small allocation per call, whatever the key holds: the key's records
+// are scanned in place, not listed. Add used to list them on the heap
+// once a key held more than 64, about 75 KB a call at the bound.
+func TestAddToAFullKeyAllocatesLittle(t *testing.T) {
+	ctx := t.Context()
+	clock := newFakeClock()
+	s := New(WithClock(clock.Now))
+	exp := clock.Now().Add(time.Hour)
+	add := func(i int) {
+		t.Helper()
+		if err := s.Add(ctx, "s:kiosk", minted(fmt.Sprintf("%032x", i), "alice", exp.Add(time.Duration(i)))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range DefaultMaxPerKey {
+		add(i)
+	}
+	// Enough Adds that the buffer's occasional growth (next) is spread
+	// over them, as it is in use.
+	const adds = 2 * DefaultMaxPerKey
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for i := range adds {
+		add(DefaultMaxPerKey + i)
+	}
+	runtime.ReadMemStats(&after)
+	if n, err := s.Pending(ctx); err != nil || n != adds {
+		t.Fatalf("Pending = %d, %v; want the %d records pushed out", n, err, adds)
+	}
+	if perAdd := (after.TotalAlloc - before.TotalAlloc) / adds; perAdd > 2048 {
+		t.Errorf("Add to a key of %d records allocated %d bytes a call, want at most 2048", DefaultMaxPerKey, perAdd)
 	}
 }
 
