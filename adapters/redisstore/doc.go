@@ -17,6 +17,12 @@
 //
 //   - prefix + "k:" + digest(host session key): a hash, one field per
 //     session id, holding the record's expiry and subject.
+//   - prefix + "kx:{" + that hash's name + "}" (or the hash's name +
+//     ":exp" when the prefix holds a hash tag): for a host session of 16
+//     records or more, its expiry index, a sorted set of its session ids
+//     by expiry. With it, Add to a host session at its bound of records
+//     costs Redis about what Add to a new one does; without it, Redis
+//     would read and sort every record of the session on each Add.
 //   - prefix + "u:" + digest(subject): the subject index, a sorted set of
 //     host session key digests scored by the latest expiry of the
 //     subject's records there.
@@ -78,6 +84,15 @@
 // afterwards. Each script touches keys of one hash slot only, so Redis
 // Cluster works too. TakeSubject is atomic per host session, not across
 // them.
+//
+// With Redis Cluster, a prefix may hold "{" and "}" only as a hash tag
+// ("{app}:"), which then puts every key of the store in one slot; braces
+// that make no hash tag would put a host session's records and its
+// expiry index in different slots, and its scripts would fail.
+//
+// Host sessions written by a version of the store that kept no expiry
+// index are read as they are; the first Add to one of 16 records or more
+// indexes it.
 //
 // Times come from the store's clock (WithClock), not from Redis; the
 // instances of an application should keep their clocks in step.

@@ -29,7 +29,9 @@ type config struct {
 // store writes, so that several applications, or several stores, share one
 // Redis without meeting. An empty prefix leaves the default, DefaultPrefix.
 // Two Stores with the same prefix on the same Redis see the same records,
-// which is how instances of one application share them.
+// which is how instances of one application share them. With Redis
+// Cluster, braces in the prefix must make a hash tag (see the package
+// documentation, Atomicity).
 func WithPrefix(prefix string) Option {
 	return func(c *config) {
 		if prefix != "" {

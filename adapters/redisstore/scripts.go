@@ -9,49 +9,100 @@ import "github.com/redis/go-redis/v9"
 // A host session's records are one hash: field = session id, value =
 // "<ExpiresAt in Unix ms> <subject>". Times are Unix milliseconds,
 // computed by the store's clock and passed in.
+//
+// A host session that holds many records (the store's indexFrom, 16, or
+// more) also has an expiry index: a sorted set of the same session ids
+// scored by ExpiresAt. It finds the records that expire first without
+// reading the hash, so that adding to a key at its bound of records (a
+// dashboard left open and reloading all day) costs time that grows with
+// the logarithm of its records, not with their number. Smaller keys are
+// read whole, which costs less than the index's memory.
 
 // addScript records one session id.
 //
 //	KEYS[1]  records hash
-//	ARGV     session id, expiry, subject, now, max records
+//	KEYS[2]  its expiry index
+//	ARGV     session id, expiry, subject, now, max records, indexFrom
 //
 // It drops expired records, then the records that expire first while the
-// key holds more than the maximum, and makes the key expire with its last
-// record. It returns the records pushed out for being over the maximum,
-// as a flat list of session id and value pairs.
+// key holds more than the maximum, and makes the keys expire with the
+// last record. It returns the records pushed out for being over the
+// maximum, as a flat list of session id and value pairs.
+//
+// The hash is what counts; the index follows it. A large hash the index
+// does not match in size (one that has just grown large, or was written
+// by an earlier version of the store, which kept no index) has its index
+// built anew from it. An indexed id the hash no longer holds is skipped.
 var addScript = redis.NewScript(`
-local key = KEYS[1]
-local exp = tonumber(ARGV[2])
+local key, index = KEYS[1], KEYS[2]
+local id = ARGV[1]
 local now = tonumber(ARGV[4])
 local limit = tonumber(ARGV[5])
-redis.call('HSET', key, ARGV[1], ARGV[2] .. ' ' .. ARGV[3])
-local all = redis.call('HGETALL', key)
-local live = {}
-for i = 1, #all, 2 do
-  local v = all[i + 1]
-  local e = tonumber(string.sub(v, 1, string.find(v, ' ', 1, true) - 1))
-  if e <= now then
-    redis.call('HDEL', key, all[i])
-  else
-    live[#live + 1] = {all[i], e}
-  end
+local function expiry(v)
+  return tonumber(string.sub(v, 1, string.find(v, ' ', 1, true) - 1))
 end
-local first = 1
 local evicted = {}
-if #live > limit then
-  table.sort(live, function(a, b) return a[2] < b[2] end)
-  first = #live - limit + 1
-  for i = 1, first - 1 do
-    evicted[#evicted + 1] = live[i][1]
-    evicted[#evicted + 1] = redis.call('HGET', key, live[i][1])
-    redis.call('HDEL', key, live[i][1])
+local latest = 0
+local n = redis.call('HLEN', key)
+if n < tonumber(ARGV[6]) then
+  redis.call('DEL', index)
+  redis.call('HSET', key, id, ARGV[2] .. ' ' .. ARGV[3])
+  local all = redis.call('HGETALL', key)
+  local live = {}
+  for i = 1, #all, 2 do
+    local e = expiry(all[i + 1])
+    if e <= now then
+      redis.call('HDEL', key, all[i])
+    else
+      live[#live + 1] = {all[i], e}
+    end
+  end
+  local first = 1
+  if #live > limit then
+    table.sort(live, function(a, b) return a[2] < b[2] end)
+    first = #live - limit + 1
+    for i = 1, first - 1 do
+      evicted[#evicted + 1] = live[i][1]
+      evicted[#evicted + 1] = redis.call('HGET', key, live[i][1])
+      redis.call('HDEL', key, live[i][1])
+    end
+  end
+  for i = first, #live do
+    if live[i][2] > latest then latest = live[i][2] end
+  end
+else
+  if redis.call('ZCARD', index) ~= n then
+    redis.call('DEL', index)
+    local all = redis.call('HGETALL', key)
+    for i = 1, #all, 2 do
+      redis.call('ZADD', index, expiry(all[i + 1]), all[i])
+    end
+  end
+  redis.call('HSET', key, id, ARGV[2] .. ' ' .. ARGV[3])
+  redis.call('ZADD', index, ARGV[2], id)
+  for _, gone in ipairs(redis.call('ZRANGEBYSCORE', index, '-inf', now)) do
+    redis.call('HDEL', key, gone)
+  end
+  redis.call('ZREMRANGEBYSCORE', index, '-inf', now)
+  while redis.call('HLEN', key) > limit do
+    local first = redis.call('ZPOPMIN', index)
+    if #first == 0 then
+      break
+    end
+    local v = redis.call('HGET', key, first[1])
+    if v then
+      redis.call('HDEL', key, first[1])
+      evicted[#evicted + 1] = first[1]
+      evicted[#evicted + 1] = v
+    end
+  end
+  local last = redis.call('ZRANGE', index, -1, -1, 'WITHSCORES')
+  if #last == 2 then
+    latest = last[2]
+    redis.call('PEXPIREAT', index, latest)
   end
 end
-local latest = 0
-for i = first, #live do
-  if live[i][2] > latest then latest = live[i][2] end
-end
-if latest > 0 then
+if latest ~= 0 then
   redis.call('PEXPIREAT', key, latest)
 end
 return evicted
@@ -77,9 +128,10 @@ return 1
 // session and returns the live ones as session id, value pairs.
 //
 //	KEYS[1]  records hash
+//	KEYS[2]  its expiry index
 //	ARGV     subject, now
 var takeSubjectScript = redis.NewScript(`
-local key = KEYS[1]
+local key, index = KEYS[1], KEYS[2]
 local subject = ARGV[1]
 local now = tonumber(ARGV[2])
 local all = redis.call('HGETALL', key)
@@ -91,18 +143,21 @@ for i = 1, #all, 2 do
   local e = tonumber(string.sub(v, 1, sp - 1))
   if string.sub(v, sp + 1) == subject then
     redis.call('HDEL', key, all[i])
+    redis.call('ZREM', index, all[i])
     if e > now then
       out[#out + 1] = all[i]
       out[#out + 1] = v
     end
   elseif e <= now then
     redis.call('HDEL', key, all[i])
+    redis.call('ZREM', index, all[i])
   elseif e > latest then
     latest = e
   end
 end
 if latest > 0 then
   redis.call('PEXPIREAT', key, latest)
+  redis.call('PEXPIREAT', index, latest)
 end
 return out
 `)

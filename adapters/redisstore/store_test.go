@@ -13,15 +13,28 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
+// TestConformance runs the store suites on keys read whole, as small
+// keys are, and on keys that have an expiry index from their first record.
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) middleware.SessionStore {
-		c := newClient(t)
-		return New(c, WithPrefix(newPrefix(t, c)))
-	})
-	storetest.RunBounded(t, func(t *testing.T, maxPerKey int) middleware.SessionStore {
-		c := newClient(t)
-		return New(c, WithPrefix(newPrefix(t, c)), WithMaxPerKey(maxPerKey))
-	})
+	for _, tc := range []struct {
+		name      string
+		indexFrom int
+	}{{"small keys", defaultIndexFrom}, {"indexed keys", 0}} {
+		t.Run(tc.name, func(t *testing.T) {
+			storetest.Run(t, func(t *testing.T) middleware.SessionStore {
+				c := newClient(t)
+				s := New(c, WithPrefix(newPrefix(t, c)))
+				s.indexFrom = tc.indexFrom
+				return s
+			})
+			storetest.RunBounded(t, func(t *testing.T, maxPerKey int) middleware.SessionStore {
+				c := newClient(t)
+				s := New(c, WithPrefix(newPrefix(t, c)), WithMaxPerKey(maxPerKey))
+				s.indexFrom = tc.indexFrom
+				return s
+			})
+		})
+	}
 }
 
 func minted(id, subject string, exp time.Time) middleware.Minted {
@@ -107,10 +120,26 @@ func TestAdd(t *testing.T) {
 }
 
 // TestKeysExpireWithTheirLastRecord checks the TTL of every key the store
-// writes: Redis must drop each when its last record expires.
+// writes, for a small host session and for one with an expiry index:
+// Redis must drop each when its last record expires.
 func TestKeysExpireWithTheirLastRecord(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		indexFrom int
+		keys      int
+		what      string
+	}{
+		{"small key", defaultIndexFrom, 5, "records, subject index, 3 queue"},
+		{"indexed key", 0, 6, "records, expiry index, subject index, 3 queue"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { testKeysExpire(t, tc.indexFrom, tc.keys, tc.what) })
+	}
+}
+
+func testKeysExpire(t *testing.T, indexFrom, wantKeys int, what string) {
 	ctx := t.Context()
 	s, c, clock, prefix := newTestStore(t)
+	s.indexFrom = indexFrom
 	now := clock.Now()
 	last := now.Add(3 * time.Hour)
 	for _, m := range []middleware.Minted{
@@ -126,8 +155,8 @@ func TestKeysExpireWithTheirLastRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	keys := keysUnder(t, c, prefix)
-	if len(keys) != 5 {
-		t.Errorf("store wrote %d keys, want 5 (records, index, 3 queue): %q", len(keys), keys)
+	if len(keys) != wantKeys {
+		t.Errorf("store wrote %d keys, want %d (%s): %q", len(keys), wantKeys, what, keys)
 	}
 	for _, k := range keys {
 		at, err := c.PExpireTime(ctx, k).Result()
