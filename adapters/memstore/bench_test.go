@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/embedkit/embedkit/adapters/storetest"
 	"github.com/embedkit/embedkit/middleware"
 )
 
@@ -107,32 +108,9 @@ func BenchmarkStore(b *testing.B) {
 }
 
 // BenchmarkAddToFullKey measures Add to a host session that already holds
-// as many records as the store keeps (DefaultMaxPerKey: a dashboard left
-// open and reloading all day), so that every Add pushes the oldest record
-// out to the revoke queue. The queue is emptied every 256 Adds, as the
-// middleware's retrier would.
+// DefaultMaxPerKey records (see storetest.BenchAddToFullKey).
 func BenchmarkAddToFullKey(b *testing.B) {
-	ctx := context.Background()
-	s := New()
-	key := "s:" + randomHex(16)
-	exp := time.Now().Add(24 * time.Hour)
-	add := func(i int) {
-		m := middleware.Minted{SessionID: randomHex(16), Subject: "user-bench@example.com", ExpiresAt: exp.Add(time.Duration(i))}
-		if err := s.Add(ctx, key, m); err != nil {
-			b.Fatal(err)
-		}
-	}
-	for i := range DefaultMaxPerKey {
-		add(i)
-	}
-	i := DefaultMaxPerKey
-	b.ReportAllocs()
-	for b.Loop() {
-		add(i)
-		if i++; i%256 == 0 {
-			if _, err := s.Due(ctx, 256); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
+	b.Run("memory", func(b *testing.B) {
+		storetest.BenchAddToFullKey(b, New(), DefaultMaxPerKey)
+	})
 }

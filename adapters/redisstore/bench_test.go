@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/embedkit/embedkit/adapters/storetest"
 	"github.com/embedkit/embedkit/middleware"
 	"github.com/redis/go-redis/v9"
 )
@@ -106,35 +107,13 @@ func BenchmarkStore(b *testing.B) {
 }
 
 // BenchmarkAddToFullKey measures Add to a host session that already holds
-// as many records as the store keeps (DefaultMaxPerKey: a dashboard left
-// open and reloading all day), so that every Add pushes the oldest record
-// out to the revoke queue, over loopback. The queue is emptied every 256
-// Adds, as the middleware's retrier would. Compare with
-// BenchmarkStore/redis, an Add and a Take of a host session with one id.
+// DefaultMaxPerKey records (see storetest.BenchAddToFullKey), over
+// loopback. Compare with BenchmarkStore/redis, an Add and a Take of a host
+// session with one id.
 func BenchmarkAddToFullKey(b *testing.B) {
-	c := redis.NewClient(&redis.Options{Addr: redisAddr(b)})
-	b.Cleanup(func() { _ = c.Close() })
-	ctx := context.Background()
-	s := New(c, WithPrefix(newPrefix(b, c)))
-	key := "s:" + randomHex(16)
-	exp := time.Now().Add(24 * time.Hour)
-	add := func(i int) {
-		m := middleware.Minted{SessionID: randomHex(16), Subject: "user-bench@example.com", ExpiresAt: exp.Add(time.Duration(i) * time.Millisecond)}
-		if err := s.Add(ctx, key, m); err != nil {
-			b.Fatal(err)
-		}
-	}
-	for i := range DefaultMaxPerKey {
-		add(i)
-	}
-	i := DefaultMaxPerKey
-	b.ReportAllocs()
-	for b.Loop() {
-		add(i)
-		if i++; i%256 == 0 {
-			if _, err := s.Due(ctx, 256); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
+	b.Run("redis", func(b *testing.B) {
+		c := redis.NewClient(&redis.Options{Addr: redisAddr(b)})
+		b.Cleanup(func() { _ = c.Close() })
+		storetest.BenchAddToFullKey(b, New(c, WithPrefix(newPrefix(b, c))), DefaultMaxPerKey)
+	})
 }
