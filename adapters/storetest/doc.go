@@ -31,6 +31,14 @@
 //     schedule is the middleware's, the queue only keeps order. RunQueue
 //     checks a queue on its own; middleware.MemoryQueue runs it too.
 //
+// BenchAddToFullKey is a benchmark for any store: an Add to a host session
+// key that already holds the store's bound of records, as for a sign-in
+// that loads embeds all day.
+//
+//	func BenchmarkAddToFullKey(b *testing.B) {
+//		storetest.BenchAddToFullKey(b, mystore.New(), mystore.DefaultMaxPerKey)
+//	}
+//
 // The package uses package testing but declares no flags and keeps no global
 // state, so importing it from any test binary is safe.
 package storetest

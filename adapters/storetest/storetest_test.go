@@ -42,3 +42,51 @@ func TestRunOnAMapStore(t *testing.T) {
 		return &mapStore{m: make(map[string][]middleware.Minted)}
 	})
 }
+
+// countStore counts the records added to it and checks that each comes
+// with a session id after the last one's, keeping nothing else.
+type countStore struct {
+	keys   map[string]bool
+	adds   int
+	lastID string
+	dup    bool
+}
+
+func (s *countStore) Add(_ context.Context, key string, m middleware.Minted) error {
+	s.keys[key] = true
+	s.adds++
+	if m.SessionID <= s.lastID {
+		s.dup = true
+	}
+	s.lastID = m.SessionID
+	return nil
+}
+
+func (s *countStore) Take(context.Context, string) ([]middleware.Minted, error) { return nil, nil }
+
+// TestBenchAddToFullKey runs the benchmark helper on countStore and checks
+// that it filled one key with the given number of records before the
+// timed loop and added one record, with an id of its own, for each
+// iteration.
+func TestBenchAddToFullKey(t *testing.T) {
+	const full = 8
+	var s *countStore
+	var n int
+	r := testing.Benchmark(func(b *testing.B) {
+		s = &countStore{keys: map[string]bool{}}
+		storetest.BenchAddToFullKey(b, s, full)
+		n = b.N
+	})
+	if r.N == 0 {
+		t.Fatal("the benchmark failed")
+	}
+	if len(s.keys) != 1 {
+		t.Errorf("the benchmark used %d keys, want 1", len(s.keys))
+	}
+	if s.adds != full+n {
+		t.Errorf("%d records added, want %d to fill the key and %d timed", s.adds, full, n)
+	}
+	if s.dup {
+		t.Error("a session id came again, or out of mint order")
+	}
+}
