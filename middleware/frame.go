@@ -117,8 +117,8 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 
 	callStart := k.cfg.Now()
 	sess, err := k.cfg.Platform.GenerateSession(r.Context(), req)
-	answered := k.cfg.Now()
-	latency := answered.Sub(callStart)
+	now := k.cfg.Now() // the platform's answer: the minted id lives from here
+	latency := now.Sub(callStart)
 	switch {
 	case errors.Is(err, embedkit.ErrInvalidRequest):
 		// Refused by the client's validation: the policy produced it.
@@ -151,7 +151,6 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 	}
 	report(OutcomeOK, latency)
 
-	now := answered
 	m := Minted{
 		SessionID: sess.SessionID,
 		Subject:   embedkit.NormalizeExternalID(v.Subject),

@@ -128,15 +128,12 @@ func nextRecordLong(v string, off int) (rec, int) {
 // encoded. The value is written only by encode, so it is well formed.
 func records(v string) iter.Seq[rec] {
 	return func(yield func(rec) bool) {
-		for len(v) > 0 {
-			var r rec
-			r.exp = be64(v)
-			v = v[8:]
-			r.id, v = lenPrefixed(v)
-			r.subject, v = lenPrefixed(v)
+		for off := 0; off < len(v); {
+			r, end := nextRecord(v, off)
 			if !yield(r) {
 				return
 			}
+			off = end
 		}
 	}
 }
