@@ -307,16 +307,17 @@ func kitBody(b *testing.B, p *benchPlatform, kit http.Handler, tmpl *http.Reques
 // reads the viewer (identityBaseline); baseline-busy, the control, also
 // computes for benchBusy before its call (busyBaseline).
 func BenchmarkFrame(b *testing.B) {
-	// Each side serves the same viewer's loads; the baselines send the
-	// body the kit sent.
-	side := func(handler func(p *benchPlatform, h *benchHost, kit http.Handler, body []byte) http.Handler) func(b *testing.B) {
+	// Each side serves the same viewer's loads. base is the hand-written
+	// handler, sending the body the kit sent; the baselines are built on it.
+	side := func(handler func(h *benchHost, kit, base http.Handler) http.Handler) func(b *testing.B) {
 		return func(b *testing.B) {
 			p := newBenchPlatform(b)
 			h := newBenchHost()
 			k, _ := newBenchKit(b, p, h)
 			tmpl := frameRequest(h.cookie(b, benchViewer(0)))
 			kit := k.FrameHandler()
-			hd := handler(p, h, kit, kitBody(b, p, kit, tmpl))
+			base := baselineHandler(plainClient(), p.srv.URL, kitBody(b, p, kit, tmpl))
+			hd := handler(h, kit, base)
 			serveFrame(b, hd, tmpl)
 			b.ReportAllocs()
 			cpu := testkit.StartCPU()
@@ -326,17 +327,13 @@ func BenchmarkFrame(b *testing.B) {
 			cpu.Report(b)
 		}
 	}
-	b.Run("kit", side(func(_ *benchPlatform, _ *benchHost, kit http.Handler, _ []byte) http.Handler {
-		return kit
+	b.Run("kit", side(func(_ *benchHost, kit, _ http.Handler) http.Handler { return kit }))
+	b.Run("baseline", side(func(_ *benchHost, _, base http.Handler) http.Handler { return base }))
+	b.Run("baseline-identity", side(func(h *benchHost, _, base http.Handler) http.Handler {
+		return identityBaseline(h.identity, base)
 	}))
-	b.Run("baseline", side(func(p *benchPlatform, _ *benchHost, _ http.Handler, body []byte) http.Handler {
-		return baselineHandler(plainClient(), p.srv.URL, body)
-	}))
-	b.Run("baseline-identity", side(func(p *benchPlatform, h *benchHost, _ http.Handler, body []byte) http.Handler {
-		return identityBaseline(h.identity, baselineHandler(plainClient(), p.srv.URL, body))
-	}))
-	b.Run("baseline-busy", side(func(p *benchPlatform, _ *benchHost, _ http.Handler, body []byte) http.Handler {
-		return busyBaseline(benchBusy, baselineHandler(plainClient(), p.srv.URL, body))
+	b.Run("baseline-busy", side(func(_ *benchHost, _, base http.Handler) http.Handler {
+		return busyBaseline(benchBusy, base)
 	}))
 }
 
