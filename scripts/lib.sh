@@ -4,12 +4,13 @@
 # step prints a section heading.
 step() { printf '\n== %s\n' "$*"; }
 
-# Everything listed in cleanup_paths is removed, and a redis-server started
-# by start_redis stopped, when the script exits.
+# Everything listed in cleanup_paths is removed, and the redis-servers
+# started by start_redis and start_redis_cluster stopped, when the script
+# exits.
 cleanup_paths=()
-redis_pid=""
+redis_pids=()
 on_exit() {
-	if [[ -n "$redis_pid" ]]; then kill "$redis_pid" 2>/dev/null || true; fi
+	if ((${#redis_pids[@]})); then kill "${redis_pids[@]}" 2>/dev/null || true; fi
 	if ((${#cleanup_paths[@]})); then rm -rf "${cleanup_paths[@]}"; fi
 }
 trap on_exit EXIT
@@ -22,16 +23,60 @@ start_redis() {
 	if [[ -n "${EMBEDKIT_REDIS_ADDR:-}" ]] || ! command -v redis-server >/dev/null 2>&1; then
 		return 0
 	fi
+	redis_node
+	export EMBEDKIT_REDIS_ADDR="127.0.0.1:$node_port"
+}
+
+# redis_node starts a redis-server on a free loopback port, with any
+# arguments given, waits until it listens, and sets node_port to its port
+# (it runs in this shell, not in a $(...), so that the server's pid and
+# folder are kept for on_exit). A cluster
+# node also listens on its port + 10000 (the cluster bus), so every port
+# is taken from 20000-39999.
+redis_node() {
 	local dir port
+	node_port=""
 	dir="$(mktemp -d)"
 	cleanup_paths+=("$dir")
-	port=$((20000 + RANDOM % 20000))
+	while :; do
+		port=$((20000 + RANDOM % 20000))
+		if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null &&
+			! (exec 3<>"/dev/tcp/127.0.0.1/$((port + 10000))") 2>/dev/null; then
+			break
+		fi
+	done
 	redis-server --bind 127.0.0.1 --port "$port" --save "" --appendonly no \
-		--dir "$dir" --daemonize no >"$dir/redis.log" 2>&1 &
-	redis_pid=$!
+		--dir "$dir" --daemonize no "$@" >"$dir/redis.log" 2>&1 &
+	redis_pids+=($!)
 	for _ in $(seq 50); do
 		if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
 		sleep 0.1
 	done
-	export EMBEDKIT_REDIS_ADDR="127.0.0.1:$port"
+	node_port="$port"
+}
+
+# start_redis_cluster starts a three-node Redis Cluster on loopback for the
+# rest of the script (three primaries, no replicas, every slot served) and
+# exports EMBEDKIT_REDIS_CLUSTER_ADDRS, unless that is set already or
+# redis-server or redis-cli is missing (the Go tests then start their own,
+# or fail saying what to install).
+start_redis_cluster() {
+	if [[ -n "${EMBEDKIT_REDIS_CLUSTER_ADDRS:-}" ]] || ! command -v redis-server >/dev/null 2>&1 ||
+		! command -v redis-cli >/dev/null 2>&1; then
+		return 0
+	fi
+	local addrs=()
+	for _ in 1 2 3; do
+		redis_node --cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout 5000
+		addrs+=("127.0.0.1:$node_port")
+	done
+	redis-cli --cluster create "${addrs[@]}" --cluster-replicas 0 --cluster-yes >/dev/null
+	for a in "${addrs[@]}"; do
+		for _ in $(seq 200); do
+			if redis-cli -h 127.0.0.1 -p "${a#*:}" cluster info | grep -q '^cluster_state:ok'; then break; fi
+			sleep 0.1
+		done
+	done
+	EMBEDKIT_REDIS_CLUSTER_ADDRS="$(IFS=,; echo "${addrs[*]}")"
+	export EMBEDKIT_REDIS_CLUSTER_ADDRS
 }

@@ -4,10 +4,13 @@
 # a short run of every fuzz target.
 #
 # On a fresh Debian machine it first installs what the tests need
-# (redis-server for the Redis store, chromium for the browser tests,
-# poppler-utils to open exported PDFs, nodejs and npm for the host script,
-# and TypeScript from the npm registry to type-check its declarations)
-# and starts a private redis-server on loopback for the run.
+# (redis-server and redis-tools for the Redis store, which is tested on
+# a single server and on a three-node Redis Cluster, chromium for the
+# browser tests, poppler-utils to open exported PDFs, nodejs and npm for
+# the host script, and TypeScript from the npm registry to type-check its
+# declarations)
+# and starts a private redis-server and a private three-node Redis Cluster
+# on loopback for the run.
 #
 # Environment:
 #   FUZZ_EXECS  inputs each fuzz target runs (default 50000; 0 skips fuzzing)
@@ -23,6 +26,7 @@ source scripts/lib.sh
 # --- tools the tests need -------------------------------------------------
 missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+command -v redis-cli >/dev/null 2>&1 || missing+=(redis-tools)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v pdftoppm >/dev/null 2>&1 || missing+=(poppler-utils)
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
@@ -50,8 +54,9 @@ if [[ -z "${EMBEDKIT_TSC:-}" ]]; then
 	fi
 fi
 
-# --- a private redis-server on loopback -----------------------------------
+# --- a private redis-server, and a three-node Redis Cluster, on loopback ---
 start_redis
+start_redis_cluster
 if command -v chromium >/dev/null 2>&1 && [[ -z "${EMBEDKIT_CHROMIUM:-}" ]]; then
 	export EMBEDKIT_CHROMIUM="$(command -v chromium)"
 fi

@@ -1,8 +1,12 @@
 // Package redisstore is the Redis middleware.SessionStore: for a host
 // application that runs as several instances, or whose failed revokes must
 // survive a restart. It talks to Redis through
-// github.com/redis/go-redis/v9 and needs Redis 6.2 or later; a
-// redis.Client, redis.ClusterClient or redis.Ring will do.
+// github.com/redis/go-redis/v9 and needs Redis 6.2 or later, through a
+// redis.Client (one server, or Sentinel's failover client) or a
+// redis.ClusterClient (Redis Cluster). Both are tested: every test of the
+// package, the conformance suites of Store and Revocations included, runs
+// against a single server and against a three-node Redis Cluster. A
+// redis.Ring places keys by the same hash tags, but is not tested.
 //
 // The short path:
 //
@@ -81,9 +85,12 @@
 // Every change to one Redis key is one Lua script or one MULTI/EXEC
 // transaction, so concurrent Stores never lose a record: an Add that races
 // a Take of the same key lands either in the Take's result or in Redis
-// afterwards. Each script touches keys of one hash slot only, so Redis
-// Cluster works too. TakeSubject is atomic per host session, not across
-// them.
+// afterwards. Each script, transaction and multi-key command touches keys
+// of one hash slot only, as Redis Cluster requires; reads of keys in
+// different slots (Revocations.Revoked reads a session's record and its
+// subject's) are separate commands in one pipeline, which a ClusterClient
+// sends to each key's node. TakeSubject is atomic per host session, not
+// across them.
 //
 // With Redis Cluster, a prefix may hold "{" and "}" only as a hash tag
 // ("{app}:"), which then puts every key of the store in one slot; braces

@@ -5,6 +5,8 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"os"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,9 +16,54 @@ import (
 	"github.com/embedkit/embedkit/internal/testredis"
 )
 
-// redisAddr returns the address of the test redis-server: the one the test
-// command started, or a private one (see internal/testredis). Without
-// either the test fails; it never skips.
+// A server is a Redis deployment the tests run against. Every test that
+// talks to Redis runs once against each (eachServer): a single
+// redis-server, and a three-node Redis Cluster, which refuses with
+// CROSSSLOT any command whose keys lie in different hash slots, so that
+// such a command fails a test here rather than a host on Cluster.
+type server struct {
+	name  string
+	addrs func(testing.TB) []string
+}
+
+var servers = []server{
+	{"single", func(tb testing.TB) []string { return []string{testredis.Addr(tb)} }},
+	{"cluster", testredis.ClusterAddrs},
+}
+
+// eachServer runs fn as a subtest for each server.
+func eachServer(t *testing.T, fn func(t *testing.T, srv server)) {
+	t.Helper()
+	for _, srv := range servers {
+		t.Run(srv.name, func(t *testing.T) { fn(t, srv) })
+	}
+}
+
+// client returns a new client of srv, checked with PING and closed when
+// the test ends: a redis.Client for a single server, a
+// redis.ClusterClient for a cluster.
+func (srv server) client(tb testing.TB) redis.UniversalClient {
+	tb.Helper()
+	addrs := srv.addrs(tb)
+	var c redis.UniversalClient
+	if srv.name == "cluster" {
+		c = redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs})
+	} else {
+		c = redis.NewClient(&redis.Options{Addr: addrs[0]})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := c.Ping(ctx).Err(); err != nil {
+		_ = c.Close()
+		tb.Fatalf("redis %s at %s does not answer: %v", srv.name, strings.Join(addrs, ","), err)
+	}
+	tb.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// redisAddr returns the address of the single test redis-server: the one
+// the test command started, or a private one (see internal/testredis).
+// Without either the test fails; it never skips.
 func redisAddr(tb testing.TB) string {
 	tb.Helper()
 	return testredis.Addr(tb)
@@ -26,21 +73,6 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	testredis.Stop()
 	os.Exit(code)
-}
-
-// newClient connects to the test redis-server and closes the client when
-// the test ends.
-func newClient(tb testing.TB) *redis.Client {
-	tb.Helper()
-	c := redis.NewClient(&redis.Options{Addr: redisAddr(tb)})
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := c.Ping(ctx).Err(); err != nil {
-		_ = c.Close()
-		tb.Fatalf("redis at %s does not answer: %v", c.Options().Addr, err)
-	}
-	tb.Cleanup(func() { _ = c.Close() })
-	return c
 }
 
 // newPrefix returns a key prefix no other test uses, and deletes every key
@@ -54,42 +86,52 @@ func newPrefix(tb testing.TB, c redis.UniversalClient) string {
 	return prefix
 }
 
-// flush deletes the keys under prefix, and only those.
+// flush deletes the keys under prefix, and only those, one key a command:
+// in a cluster, keys of different slots cannot go in one UNLINK.
 func flush(tb testing.TB, c redis.UniversalClient, prefix string) {
 	tb.Helper()
 	ctx := context.Background()
-	iter := c.Scan(ctx, 0, prefix+"*", 1000).Iterator()
-	var batch []string
-	for iter.Next(ctx) {
-		batch = append(batch, iter.Val())
-		if len(batch) == 1000 {
-			if err := c.Unlink(ctx, batch...).Err(); err != nil {
-				tb.Errorf("flush %s: %v", prefix, err)
-			}
-			batch = batch[:0]
-		}
+	keys := keysUnder(tb, c, prefix)
+	if len(keys) == 0 {
+		return
 	}
-	if err := iter.Err(); err != nil {
+	_, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for _, k := range keys {
+			p.Unlink(ctx, k)
+		}
+		return nil
+	})
+	if err != nil {
 		tb.Errorf("flush %s: %v", prefix, err)
-	}
-	if len(batch) > 0 {
-		if err := c.Unlink(ctx, batch...).Err(); err != nil {
-			tb.Errorf("flush %s: %v", prefix, err)
-		}
 	}
 }
 
-// keysUnder lists the Redis keys under prefix.
+// keysUnder lists the Redis keys under prefix, on every primary of a
+// cluster.
 func keysUnder(tb testing.TB, c redis.UniversalClient, prefix string) []string {
 	tb.Helper()
 	ctx := context.Background()
-	var out []string
-	iter := c.Scan(ctx, 0, prefix+"*", 1000).Iterator()
-	for iter.Next(ctx) {
-		out = append(out, iter.Val())
+	var (
+		mu  sync.Mutex
+		out []string
+	)
+	scan := func(ctx context.Context, c redis.Cmdable) error {
+		iter := c.Scan(ctx, 0, prefix+"*", 1000).Iterator()
+		for iter.Next(ctx) {
+			mu.Lock()
+			out = append(out, iter.Val())
+			mu.Unlock()
+		}
+		return iter.Err()
 	}
-	if err := iter.Err(); err != nil {
-		tb.Fatal(err)
+	var err error
+	if cc, ok := c.(*redis.ClusterClient); ok {
+		err = cc.ForEachMaster(ctx, func(ctx context.Context, node *redis.Client) error { return scan(ctx, node) })
+	} else {
+		err = scan(ctx, c)
+	}
+	if err != nil {
+		tb.Fatalf("listing keys under %s: %v", prefix, err)
 	}
 	return out
 }

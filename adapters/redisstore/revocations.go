@@ -92,23 +92,41 @@ func (r *Revocations) RevokeSubject(ctx context.Context, subject string) error {
 // decides; gorillasession.Identity fails the request rather than let a
 // possibly ended session in.
 func (r *Revocations) Revoked(ctx context.Context, subject, key string, issued time.Time) (bool, error) {
-	keys := []string{r.subjectKey(subject)}
-	if key != "" {
-		keys = append(keys, r.keyKey(key))
+	// Two GETs in one pipeline, not one MGET: the two records lie in
+	// different Redis Cluster hash slots, where an MGET of both fails with
+	// CROSSSLOT. A single server answers both in one round trip; a
+	// ClusterClient sends each to the node that holds it.
+	var bySubject, byKey *redis.StringCmd
+	_, err := r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+		bySubject = p.Get(ctx, r.subjectKey(subject))
+		if key != "" {
+			byKey = p.Get(ctx, r.keyKey(key))
+		}
+		return nil
+	})
+	// A missing record answers redis.Nil, which is not a failure. The
+	// pipeline reports the first command's error only, so each command's
+	// own is read too.
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return false, fmt.Errorf("redisstore: reading ended sessions: %w", err)
 	}
-	vals, err := r.client.MGet(ctx, keys...).Result()
+	if byKey != nil {
+		switch err := byKey.Err(); {
+		case err == nil:
+			return true, nil
+		case !errors.Is(err, redis.Nil):
+			return false, fmt.Errorf("redisstore: reading ended sessions: %w", err)
+		}
+	}
+	s, err := bySubject.Result()
+	if errors.Is(err, redis.Nil) {
+		return false, nil
+	}
 	if err != nil {
 		return false, fmt.Errorf("redisstore: reading ended sessions: %w", err)
 	}
-	if len(vals) == 2 && vals[1] != nil {
-		return true, nil
-	}
-	if vals[0] == nil {
-		return false, nil
-	}
-	s, ok := vals[0].(string)
-	ms, perr := strconv.ParseInt(s, 10, 64)
-	if !ok || perr != nil {
+	ms, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
 		return false, errMalformed
 	}
 	return !issued.After(time.UnixMilli(ms)), nil

@@ -14,92 +14,110 @@ import (
 // TestRevocationsConformance runs the shared suite of lists of ended
 // sessions; a second Revocations on the same prefix is another instance.
 func TestRevocationsConformance(t *testing.T) {
-	c := newClient(t)
-	newList := func(t *testing.T, prefix string, now func() time.Time) *Revocations {
-		r, err := NewRevocations(c, time.Hour, WithPrefix(prefix), WithClock(now))
-		if err != nil {
-			t.Fatal(err)
+	eachServer(t, func(t *testing.T, srv server) {
+		c := srv.client(t)
+		newList := func(t *testing.T, prefix string, now func() time.Time) *Revocations {
+			r, err := NewRevocations(c, time.Hour, WithPrefix(prefix), WithClock(now))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r
 		}
-		return r
-	}
-	storetest.RunRevocations(t, func(t *testing.T, now func() time.Time) storetest.Revocations {
-		return newList(t, newPrefix(t, c), now)
-	}, func(t *testing.T, l storetest.Revocations) storetest.Revocations {
-		r := l.(*Revocations)
-		other, err := NewRevocations(redis.NewClient(&redis.Options{Addr: redisAddr(t)}), time.Hour,
-			WithPrefix(strings.TrimSuffix(r.prefix, "ended:")))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = other.client.Close() })
-		return other
+		storetest.RunRevocations(t, func(t *testing.T, now func() time.Time) storetest.Revocations {
+			return newList(t, newPrefix(t, c), now)
+		}, func(t *testing.T, l storetest.Revocations) storetest.Revocations {
+			r := l.(*Revocations)
+			other, err := NewRevocations(srv.client(t), time.Hour,
+				WithPrefix(strings.TrimSuffix(r.prefix, "ended:")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return other
+		})
 	})
 }
 
 // TestRevocationsKeepsNoClearText: the host session key and the subject
 // appear in Redis only as digests, and every record expires.
 func TestRevocationsKeepsNoClearText(t *testing.T) {
-	c := newClient(t)
-	prefix := newPrefix(t, c)
-	r, err := NewRevocations(c, time.Hour, WithPrefix(prefix))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	key, subject := "host-session-key-secret", "alice@example.com"
-	if err := r.RevokeSession(ctx, key, time.Now().Add(time.Hour)); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.RevokeSubject(ctx, subject); err != nil {
-		t.Fatal(err)
-	}
-	// A second, shorter revoke of the same session keeps the longer expiry.
-	if err := r.RevokeSession(ctx, key, time.Now().Add(time.Second)); err != nil {
-		t.Fatal(err)
-	}
-	if ttl := c.PTTL(ctx, r.keyKey(key)).Val(); ttl < 59*time.Minute {
-		t.Errorf("a shorter revoke cut the record's expiry to %v", ttl)
-	}
-	names, err := c.Keys(ctx, prefix+"*").Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(names) != 2 {
-		t.Fatalf("keys %v, want one per revoke", names)
-	}
-	for _, n := range names {
-		if strings.Contains(n, key) || strings.Contains(n, subject) {
-			t.Errorf("key %q holds a session key or subject in clear", n)
+	eachServer(t, func(t *testing.T, srv server) {
+		c := srv.client(t)
+		prefix := newPrefix(t, c)
+		r, err := NewRevocations(c, time.Hour, WithPrefix(prefix))
+		if err != nil {
+			t.Fatal(err)
 		}
-		ttl, err := c.PTTL(ctx, n).Result()
-		if err != nil || ttl <= 0 || ttl > time.Hour {
-			t.Errorf("key %q expires in %v (%v), want within the hour", n, ttl, err)
+		ctx := context.Background()
+		key, subject := "host-session-key-secret", "alice@example.com"
+		if err := r.RevokeSession(ctx, key, time.Now().Add(time.Hour)); err != nil {
+			t.Fatal(err)
 		}
-	}
+		if err := r.RevokeSubject(ctx, subject); err != nil {
+			t.Fatal(err)
+		}
+		// A second, shorter revoke of the same session keeps the longer expiry.
+		if err := r.RevokeSession(ctx, key, time.Now().Add(time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		if ttl := c.PTTL(ctx, r.keyKey(key)).Val(); ttl < 59*time.Minute {
+			t.Errorf("a shorter revoke cut the record's expiry to %v", ttl)
+		}
+		names := keysUnder(t, c, prefix)
+		if len(names) != 2 {
+			t.Fatalf("keys %v, want one per revoke", names)
+		}
+		for _, n := range names {
+			if strings.Contains(n, key) || strings.Contains(n, subject) {
+				t.Errorf("key %q holds a session key or subject in clear", n)
+			}
+			ttl, err := c.PTTL(ctx, n).Result()
+			if err != nil || ttl <= 0 || ttl > time.Hour {
+				t.Errorf("key %q expires in %v (%v), want within the hour", n, ttl, err)
+			}
+		}
+	})
 }
 
 // TestRevocationsErrors: bad arguments name the rule; an unreachable
-// Redis is an error from Revoked, never "not revoked".
+// Redis or an unreadable record is an error from Revoked, never "not
+// revoked".
 func TestRevocationsErrors(t *testing.T) {
-	if _, err := NewRevocations(nil, time.Hour); err == nil || !strings.Contains(err.Error(), "client") {
-		t.Errorf("nil client: %v", err)
-	}
-	c := newClient(t)
-	if _, err := NewRevocations(c, 0); err == nil || !strings.Contains(err.Error(), "lifetime") {
-		t.Errorf("zero lifetime: %v", err)
-	}
-	r, _ := NewRevocations(c, time.Hour, WithPrefix(newPrefix(t, c)))
-	ctx := context.Background()
-	if err := r.RevokeSession(ctx, "", time.Now().Add(time.Hour)); err == nil {
-		t.Error("an empty session key was accepted")
-	}
-	if err := r.RevokeSubject(ctx, ""); err == nil {
-		t.Error("an empty subject was accepted")
-	}
-	down := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
-	t.Cleanup(func() { _ = down.Close() })
-	dr, _ := NewRevocations(down, time.Hour)
-	if ok, err := dr.Revoked(ctx, "alice", "k1", time.Now()); err == nil || ok {
-		t.Errorf("Revoked with Redis down = %v, %v; want an error", ok, err)
-	}
+	eachServer(t, func(t *testing.T, srv server) {
+		if _, err := NewRevocations(nil, time.Hour); err == nil || !strings.Contains(err.Error(), "client") {
+			t.Errorf("nil client: %v", err)
+		}
+		c := srv.client(t)
+		if _, err := NewRevocations(c, 0); err == nil || !strings.Contains(err.Error(), "lifetime") {
+			t.Errorf("zero lifetime: %v", err)
+		}
+		r, _ := NewRevocations(c, time.Hour, WithPrefix(newPrefix(t, c)))
+		ctx := context.Background()
+		if err := r.RevokeSession(ctx, "", time.Now().Add(time.Hour)); err == nil {
+			t.Error("an empty session key was accepted")
+		}
+		if err := r.RevokeSubject(ctx, ""); err == nil {
+			t.Error("an empty subject was accepted")
+		}
+		// A record Redis cannot read as one (here a hash where the list
+		// keeps a string) is an error, even when the other record is
+		// simply missing.
+		if err := c.HSet(ctx, r.keyKey("k-bad"), "f", "v").Err(); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := r.Revoked(ctx, "nobody", "k-bad", time.Now()); err == nil || ok {
+			t.Errorf("Revoked of an unreadable record = %v, %v; want an error", ok, err)
+		}
+		if err := c.HSet(ctx, r.subjectKey("s-bad"), "f", "v").Err(); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := r.Revoked(ctx, "s-bad", "k-none", time.Now()); err == nil || ok {
+			t.Errorf("Revoked of an unreadable subject record = %v, %v; want an error", ok, err)
+		}
+		down := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
+		t.Cleanup(func() { _ = down.Close() })
+		dr, _ := NewRevocations(down, time.Hour)
+		if ok, err := dr.Revoked(ctx, "alice", "k1", time.Now()); err == nil || ok {
+			t.Errorf("Revoked with Redis down = %v, %v; want an error", ok, err)
+		}
+	})
 }

@@ -16,25 +16,27 @@ import (
 // TestConformance runs the store suites on keys read whole, as small
 // keys are, and on keys that have an expiry index from their first record.
 func TestConformance(t *testing.T) {
-	for _, tc := range []struct {
-		name      string
-		indexFrom int
-	}{{"small keys", defaultIndexFrom}, {"indexed keys", 0}} {
-		t.Run(tc.name, func(t *testing.T) {
-			storetest.Run(t, func(t *testing.T) middleware.SessionStore {
-				c := newClient(t)
-				s := New(c, WithPrefix(newPrefix(t, c)))
-				s.indexFrom = tc.indexFrom
-				return s
+	eachServer(t, func(t *testing.T, srv server) {
+		for _, tc := range []struct {
+			name      string
+			indexFrom int
+		}{{"small keys", defaultIndexFrom}, {"indexed keys", 0}} {
+			t.Run(tc.name, func(t *testing.T) {
+				storetest.Run(t, func(t *testing.T) middleware.SessionStore {
+					c := srv.client(t)
+					s := New(c, WithPrefix(newPrefix(t, c)))
+					s.indexFrom = tc.indexFrom
+					return s
+				})
+				storetest.RunBounded(t, func(t *testing.T, maxPerKey int) middleware.SessionStore {
+					c := srv.client(t)
+					s := New(c, WithPrefix(newPrefix(t, c)), WithMaxPerKey(maxPerKey))
+					s.indexFrom = tc.indexFrom
+					return s
+				})
 			})
-			storetest.RunBounded(t, func(t *testing.T, maxPerKey int) middleware.SessionStore {
-				c := newClient(t)
-				s := New(c, WithPrefix(newPrefix(t, c)), WithMaxPerKey(maxPerKey))
-				s.indexFrom = tc.indexFrom
-				return s
-			})
-		})
-	}
+		}
+	})
 }
 
 func minted(id, subject string, exp time.Time) middleware.Minted {
@@ -56,9 +58,9 @@ func ids(ms []middleware.Minted) []string {
 }
 
 // newTestStore returns a Store on its own prefix with a fake clock.
-func newTestStore(t *testing.T, opts ...Option) (*Store, *redis.Client, *fakeClock, string) {
+func newTestStore(t *testing.T, srv server, opts ...Option) (*Store, redis.UniversalClient, *fakeClock, string) {
 	t.Helper()
-	c := newClient(t)
+	c := srv.client(t)
 	prefix := newPrefix(t, c)
 	clock := newFakeClock()
 	s := New(c, append([]Option{WithPrefix(prefix), WithClock(clock.Now)}, opts...)...)
@@ -66,57 +68,58 @@ func newTestStore(t *testing.T, opts ...Option) (*Store, *redis.Client, *fakeClo
 }
 
 func TestAdd(t *testing.T) {
-	redisAddr(t)
-	now := newFakeClock().Now()
-	tests := []struct {
-		name      string
-		opts      []Option
-		adds      []middleware.Minted
-		wantErr   error
-		wantIDs   []string
-		wantSubjs map[string]string
-	}{
-		{
-			name: "a session id added twice is kept once, as last added",
-			adds: []middleware.Minted{
-				minted("a", "alice", now.Add(time.Hour)),
-				minted("a", "alice smith", now.Add(2*time.Hour)),
+	eachServer(t, func(t *testing.T, srv server) {
+		now := newFakeClock().Now()
+		tests := []struct {
+			name      string
+			opts      []Option
+			adds      []middleware.Minted
+			wantErr   error
+			wantIDs   []string
+			wantSubjs map[string]string
+		}{
+			{
+				name: "a session id added twice is kept once, as last added",
+				adds: []middleware.Minted{
+					minted("a", "alice", now.Add(time.Hour)),
+					minted("a", "alice smith", now.Add(2*time.Hour)),
+				},
+				wantIDs:   []string{"a"},
+				wantSubjs: map[string]string{"a": "alice smith"},
 			},
-			wantIDs:   []string{"a"},
-			wantSubjs: map[string]string{"a": "alice smith"},
-		},
-		{
-			name:    "a record without a session id is an error",
-			adds:    []middleware.Minted{minted("", "alice", now.Add(time.Hour))},
-			wantErr: errEmptyID,
-			wantIDs: []string{},
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			ctx := t.Context()
-			s, _, _, _ := newTestStore(t, tt.opts...)
-			var err error
-			for _, m := range tt.adds {
-				err = errors.Join(err, s.Add(ctx, "k", m))
-			}
-			if !errors.Is(err, tt.wantErr) {
-				t.Fatalf("Add error = %v, want %v", err, tt.wantErr)
-			}
-			got, err := s.Take(ctx, "k")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if g := ids(got); !slices.Equal(g, tt.wantIDs) {
-				t.Errorf("Take ids = %v, want %v", g, tt.wantIDs)
-			}
-			for _, m := range got {
-				if want, ok := tt.wantSubjs[m.SessionID]; ok && m.Subject != want {
-					t.Errorf("subject of %s = %q, want %q", m.SessionID, m.Subject, want)
+			{
+				name:    "a record without a session id is an error",
+				adds:    []middleware.Minted{minted("", "alice", now.Add(time.Hour))},
+				wantErr: errEmptyID,
+				wantIDs: []string{},
+			},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				ctx := t.Context()
+				s, _, _, _ := newTestStore(t, srv, tt.opts...)
+				var err error
+				for _, m := range tt.adds {
+					err = errors.Join(err, s.Add(ctx, "k", m))
 				}
-			}
-		})
-	}
+				if !errors.Is(err, tt.wantErr) {
+					t.Fatalf("Add error = %v, want %v", err, tt.wantErr)
+				}
+				got, err := s.Take(ctx, "k")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if g := ids(got); !slices.Equal(g, tt.wantIDs) {
+					t.Errorf("Take ids = %v, want %v", g, tt.wantIDs)
+				}
+				for _, m := range got {
+					if want, ok := tt.wantSubjs[m.SessionID]; ok && m.Subject != want {
+						t.Errorf("subject of %s = %q, want %q", m.SessionID, m.Subject, want)
+					}
+				}
+			})
+		}
+	})
 }
 
 // TestKeysExpireWithTheirLastRecord checks the TTL of every key the store
@@ -132,13 +135,15 @@ func TestKeysExpireWithTheirLastRecord(t *testing.T) {
 		{"small key", defaultIndexFrom, 5, "records, subject index, 3 queue"},
 		{"indexed key", 0, 6, "records, expiry index, subject index, 3 queue"},
 	} {
-		t.Run(tc.name, func(t *testing.T) { testKeysExpire(t, tc.indexFrom, tc.keys, tc.what) })
+		eachServer(t, func(t *testing.T, srv server) {
+			t.Run(tc.name, func(t *testing.T) { testKeysExpire(t, srv, tc.indexFrom, tc.keys, tc.what) })
+		})
 	}
 }
 
-func testKeysExpire(t *testing.T, indexFrom, wantKeys int, what string) {
+func testKeysExpire(t *testing.T, srv server, indexFrom, wantKeys int, what string) {
 	ctx := t.Context()
-	s, c, clock, prefix := newTestStore(t)
+	s, c, clock, prefix := newTestStore(t, srv)
 	s.indexFrom = indexFrom
 	now := clock.Now()
 	last := now.Add(3 * time.Hour)
@@ -172,17 +177,19 @@ func testKeysExpire(t *testing.T, indexFrom, wantKeys int, what string) {
 // TestKeyNamesHideSecrets checks that neither the host session key nor
 // the subject appears in Redis key names.
 func TestKeyNamesHideSecrets(t *testing.T) {
-	ctx := t.Context()
-	s, c, clock, prefix := newTestStore(t)
-	const hostKey, subject = "s:host-session-secret", "alice@example.com"
-	if err := s.Add(ctx, hostKey, minted("sess-1", subject, clock.Now().Add(time.Hour))); err != nil {
-		t.Fatal(err)
-	}
-	for _, k := range keysUnder(t, c, prefix) {
-		if strings.Contains(k, "host-session-secret") || strings.Contains(k, "alice") {
-			t.Errorf("key name %q shows a host session key or subject", k)
+	eachServer(t, func(t *testing.T, srv server) {
+		ctx := t.Context()
+		s, c, clock, prefix := newTestStore(t, srv)
+		const hostKey, subject = "s:host-session-secret", "alice@example.com"
+		if err := s.Add(ctx, hostKey, minted("sess-1", subject, clock.Now().Add(time.Hour))); err != nil {
+			t.Fatal(err)
 		}
-	}
+		for _, k := range keysUnder(t, c, prefix) {
+			if strings.Contains(k, "host-session-secret") || strings.Contains(k, "alice") {
+				t.Errorf("key name %q shows a host session key or subject", k)
+			}
+		}
+	})
 }
 
 func TestDefaultPrefix(t *testing.T) {
@@ -204,126 +211,136 @@ func TestDefaultPrefix(t *testing.T) {
 // client, drops both, and takes them as due from a new Store and client on
 // the same Redis.
 func TestRevokeQueueSurvivesRestart(t *testing.T) {
-	ctx := t.Context()
-	prefix := newPrefix(t, newClient(t))
-	clock := newFakeClock()
-	firstClient := redis.NewClient(&redis.Options{Addr: redisAddr(t)})
-	first := New(firstClient, WithPrefix(prefix), WithClock(clock.Now))
-	exp, due := clock.Now().Add(time.Hour), clock.Now().Add(time.Minute)
-	ds := []middleware.Deferred{deferred(minted("r-1", "alice", exp), 1, due), deferred(minted("r-2", "bob smith", exp), 3, due)}
-	if err := first.Defer(ctx, ds); err != nil {
-		t.Fatal(err)
-	}
-	if err := firstClient.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	clock.Advance(time.Minute)
-	second := New(newClient(t), WithPrefix(prefix), WithClock(clock.Now))
-	if n, err := second.Pending(ctx); err != nil || n != 2 {
-		t.Fatalf("Pending after restart = %d, %v; want 2, nil", n, err)
-	}
-	got, err := second.Due(ctx, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 2 {
-		t.Fatalf("Due after restart returned %d records, want 2", len(got))
-	}
-	want := map[string]middleware.Deferred{"r-1": ds[0], "r-2": ds[1]}
-	for _, d := range got {
-		w := want[d.SessionID]
-		if d.Subject != w.Subject || !d.ExpiresAt.Equal(exp) || d.Attempts != w.Attempts || !d.Due.Equal(due) {
-			t.Errorf("record %s came back as %q, expiry %v, %d attempts, due %v", d.SessionID, d.Subject, d.ExpiresAt, d.Attempts, d.Due)
+	eachServer(t, func(t *testing.T, srv server) {
+		ctx := t.Context()
+		prefix := newPrefix(t, srv.client(t))
+		clock := newFakeClock()
+		firstClient := srv.client(t)
+		first := New(firstClient, WithPrefix(prefix), WithClock(clock.Now))
+		exp, due := clock.Now().Add(time.Hour), clock.Now().Add(time.Minute)
+		ds := []middleware.Deferred{deferred(minted("r-1", "alice", exp), 1, due), deferred(minted("r-2", "bob smith", exp), 3, due)}
+		if err := first.Defer(ctx, ds); err != nil {
+			t.Fatal(err)
 		}
-	}
+		if err := firstClient.Close(); err != nil {
+			t.Fatal(err)
+		}
+
+		clock.Advance(time.Minute)
+		second := New(srv.client(t), WithPrefix(prefix), WithClock(clock.Now))
+		if n, err := second.Pending(ctx); err != nil || n != 2 {
+			t.Fatalf("Pending after restart = %d, %v; want 2, nil", n, err)
+		}
+		got, err := second.Due(ctx, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 2 {
+			t.Fatalf("Due after restart returned %d records, want 2", len(got))
+		}
+		want := map[string]middleware.Deferred{"r-1": ds[0], "r-2": ds[1]}
+		for _, d := range got {
+			w := want[d.SessionID]
+			if d.Subject != w.Subject || !d.ExpiresAt.Equal(exp) || d.Attempts != w.Attempts || !d.Due.Equal(due) {
+				t.Errorf("record %s came back as %q, expiry %v, %d attempts, due %v", d.SessionID, d.Subject, d.ExpiresAt, d.Attempts, d.Due)
+			}
+		}
+	})
 }
 
 func TestSessionsSurviveRestart(t *testing.T) {
-	ctx := t.Context()
-	first, _, clock, prefix := newTestStore(t)
-	if err := first.Add(ctx, "s:1", minted("a", "alice", clock.Now().Add(time.Hour))); err != nil {
-		t.Fatal(err)
-	}
-	second := New(newClient(t), WithPrefix(prefix), WithClock(clock.Now))
-	got, err := second.TakeSubject(ctx, "alice")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if g := ids(got); !slices.Equal(g, []string{"a"}) {
-		t.Errorf("TakeSubject from a new Store = %v, want [a]", g)
-	}
+	eachServer(t, func(t *testing.T, srv server) {
+		ctx := t.Context()
+		first, _, clock, prefix := newTestStore(t, srv)
+		if err := first.Add(ctx, "s:1", minted("a", "alice", clock.Now().Add(time.Hour))); err != nil {
+			t.Fatal(err)
+		}
+		second := New(srv.client(t), WithPrefix(prefix), WithClock(clock.Now))
+		got, err := second.TakeSubject(ctx, "alice")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g := ids(got); !slices.Equal(g, []string{"a"}) {
+			t.Errorf("TakeSubject from a new Store = %v, want [a]", g)
+		}
+	})
 }
 
 // TestMalformedRecords writes values the store did not write and checks
 // that reading them is an error that does not quote them.
 func TestMalformedRecords(t *testing.T) {
-	ctx := t.Context()
-	s, c, _, _ := newTestStore(t)
-	if err := c.HSet(ctx, s.recordsKey(digest("k")), "secret-id", "not-a-record").Err(); err != nil {
-		t.Fatal(err)
-	}
-	_, err := s.Take(ctx, "k")
-	if !errors.Is(err, errMalformed) {
-		t.Fatalf("Take error = %v, want %v", err, errMalformed)
-	}
-	if strings.Contains(err.Error(), "secret-id") || strings.Contains(err.Error(), "not-a-record") {
-		t.Errorf("error %q quotes the stored record", err)
-	}
+	eachServer(t, func(t *testing.T, srv server) {
+		ctx := t.Context()
+		s, c, _, _ := newTestStore(t, srv)
+		if err := c.HSet(ctx, s.recordsKey(digest("k")), "secret-id", "not-a-record").Err(); err != nil {
+			t.Fatal(err)
+		}
+		_, err := s.Take(ctx, "k")
+		if !errors.Is(err, errMalformed) {
+			t.Fatalf("Take error = %v, want %v", err, errMalformed)
+		}
+		if strings.Contains(err.Error(), "secret-id") || strings.Contains(err.Error(), "not-a-record") {
+			t.Errorf("error %q quotes the stored record", err)
+		}
+	})
 }
 
 func TestErrors(t *testing.T) {
-	live := minted("a", "alice", time.Now().Add(time.Hour))
-	cancelled, cancel := context.WithCancel(context.Background())
-	cancel()
-	tests := []struct {
-		name string
-		ctx  context.Context
-		op   func(ctx context.Context, s *Store) error
-		is   error
-	}{
-		{"add with a cancelled context", cancelled, func(ctx context.Context, s *Store) error { return s.Add(ctx, "k", live) }, context.Canceled},
-		{"take with a cancelled context", cancelled, func(ctx context.Context, s *Store) error { _, err := s.Take(ctx, "k"); return err }, context.Canceled},
-		{"take subject with a cancelled context", cancelled, func(ctx context.Context, s *Store) error { _, err := s.TakeSubject(ctx, "alice"); return err }, context.Canceled},
-		{"defer with a cancelled context", cancelled, func(ctx context.Context, s *Store) error {
-			return s.Defer(ctx, []middleware.Deferred{{Minted: live}})
-		}, context.Canceled},
-		{"due with a cancelled context", cancelled, func(ctx context.Context, s *Store) error { _, err := s.Due(ctx, 1); return err }, context.Canceled},
-		{"pending with a cancelled context", cancelled, func(ctx context.Context, s *Store) error { _, err := s.Pending(ctx); return err }, context.Canceled},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s, _, _, _ := newTestStore(t)
-			err := tt.op(tt.ctx, s)
-			if err == nil {
-				t.Fatal("no error")
-			}
-			if !strings.HasPrefix(err.Error(), "redisstore: ") {
-				t.Errorf("error %q does not start with the package name", err)
-			}
-			if tt.is != nil && !errors.Is(err, tt.is) {
-				t.Errorf("error %v does not wrap %v", err, tt.is)
-			}
-		})
-	}
+	eachServer(t, func(t *testing.T, srv server) {
+		live := minted("a", "alice", time.Now().Add(time.Hour))
+		cancelled, cancel := context.WithCancel(context.Background())
+		cancel()
+		tests := []struct {
+			name string
+			ctx  context.Context
+			op   func(ctx context.Context, s *Store) error
+			is   error
+		}{
+			{"add with a cancelled context", cancelled, func(ctx context.Context, s *Store) error { return s.Add(ctx, "k", live) }, context.Canceled},
+			{"take with a cancelled context", cancelled, func(ctx context.Context, s *Store) error { _, err := s.Take(ctx, "k"); return err }, context.Canceled},
+			{"take subject with a cancelled context", cancelled, func(ctx context.Context, s *Store) error { _, err := s.TakeSubject(ctx, "alice"); return err }, context.Canceled},
+			{"defer with a cancelled context", cancelled, func(ctx context.Context, s *Store) error {
+				return s.Defer(ctx, []middleware.Deferred{{Minted: live}})
+			}, context.Canceled},
+			{"due with a cancelled context", cancelled, func(ctx context.Context, s *Store) error { _, err := s.Due(ctx, 1); return err }, context.Canceled},
+			{"pending with a cancelled context", cancelled, func(ctx context.Context, s *Store) error { _, err := s.Pending(ctx); return err }, context.Canceled},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				s, _, _, _ := newTestStore(t, srv)
+				err := tt.op(tt.ctx, s)
+				if err == nil {
+					t.Fatal("no error")
+				}
+				if !strings.HasPrefix(err.Error(), "redisstore: ") {
+					t.Errorf("error %q does not start with the package name", err)
+				}
+				if tt.is != nil && !errors.Is(err, tt.is) {
+					t.Errorf("error %v does not wrap %v", err, tt.is)
+				}
+			})
+		}
+	})
 }
 
 // TestAddAfterScriptFlush checks that Add recovers when Redis has lost its
 // script cache, as after a restart.
 func TestAddAfterScriptFlush(t *testing.T) {
-	ctx := t.Context()
-	s, c, clock, _ := newTestStore(t)
-	if err := c.ScriptFlush(ctx).Err(); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Add(ctx, "k", minted("a", "alice", clock.Now().Add(time.Hour))); err != nil {
-		t.Fatalf("Add after SCRIPT FLUSH: %v", err)
-	}
-	got, err := s.TakeSubject(ctx, "alice")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if g := ids(got); !slices.Equal(g, []string{"a"}) {
-		t.Errorf("TakeSubject = %v, want [a]", g)
-	}
+	eachServer(t, func(t *testing.T, srv server) {
+		ctx := t.Context()
+		s, c, clock, _ := newTestStore(t, srv)
+		if err := c.ScriptFlush(ctx).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Add(ctx, "k", minted("a", "alice", clock.Now().Add(time.Hour))); err != nil {
+			t.Fatalf("Add after SCRIPT FLUSH: %v", err)
+		}
+		got, err := s.TakeSubject(ctx, "alice")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g := ids(got); !slices.Equal(g, []string{"a"}) {
+			t.Errorf("TakeSubject = %v, want [a]", g)
+		}
+	})
 }

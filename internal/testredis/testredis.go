@@ -1,20 +1,27 @@
-// Package testredis gives tests a real Redis server on loopback.
+// Package testredis gives tests a real Redis on loopback: a single server
+// (Addr) and a three-node Redis Cluster (ClusterAddrs).
 //
 // Addr returns the address in EMBEDKIT_REDIS_ADDR when it is set (the
 // test command starts one redis-server for the whole run and exports it).
-// Otherwise it starts a private redis-server from PATH on a free loopback
-// port for the calling test binary, and stops it when the process's tests
-// are done with it (see Stop). When neither is possible the test fails
-// with a message that says how to get one: tests never skip for a missing
-// server.
+// ClusterAddrs returns the addresses in EMBEDKIT_REDIS_CLUSTER_ADDRS, in
+// the same way. Otherwise each starts its own from PATH (redis-server, and
+// redis-cli to form the cluster) on free loopback ports for the calling
+// test binary, and Stop stops them when the binary's tests are done. When
+// neither is possible the test fails with a message that says how to get
+// one: tests never skip for a missing server.
 package testredis
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -23,11 +30,21 @@ import (
 // EnvAddr is the environment variable naming a running test Redis.
 const EnvAddr = "EMBEDKIT_REDIS_ADDR"
 
+// EnvClusterAddrs is the environment variable naming the nodes of a
+// running test Redis Cluster, separated by commas.
+const EnvClusterAddrs = "EMBEDKIT_REDIS_CLUSTER_ADDRS"
+
+// ClusterNodes is the number of primaries of a cluster ClusterAddrs
+// starts: enough that the 16,384 hash slots are spread over several
+// nodes, so that a command whose keys lie in different slots fails.
+const ClusterNodes = 3
+
 var (
 	mu      sync.Mutex
-	started string
-	cmd     *exec.Cmd
-	dir     string
+	single  string
+	cluster []string
+	procs   []*exec.Cmd
+	dirs    []string
 )
 
 // Addr returns the address of a Redis server for tests, starting one if
@@ -40,50 +57,77 @@ func Addr(tb testing.TB) string {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if started != "" {
-		return started
+	if single != "" {
+		return single
 	}
-	addr, err := start()
+	addr, err := startServer()
 	if err != nil {
 		tb.Fatalf("testredis: %v (run 'make test', which installs and starts redis-server, or set %s)", err, EnvAddr)
 	}
-	started = addr
+	single = addr
 	return addr
 }
 
-// Stop stops the server Addr started, if any, and removes its folder. Call
-// it from TestMain after m.Run: a server that is not stopped outlives the
-// test binary.
+// ClusterAddrs returns the addresses of the primaries of a Redis Cluster
+// for tests, starting one if needed: ClusterNodes servers in cluster mode,
+// joined with redis-cli --cluster create, with every slot served. It is
+// safe for concurrent use; the cluster is shared by every test of the
+// binary.
+func ClusterAddrs(tb testing.TB) []string {
+	tb.Helper()
+	if env := os.Getenv(EnvClusterAddrs); env != "" {
+		return strings.Split(env, ",")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if cluster != nil {
+		return cluster
+	}
+	addrs, err := startCluster()
+	if err != nil {
+		tb.Fatalf("testredis: %v (run 'make test', which installs redis-server and redis-tools and starts a cluster, or set %s)", err, EnvClusterAddrs)
+	}
+	cluster = addrs
+	return addrs
+}
+
+// Stop stops the servers Addr and ClusterAddrs started, if any, and
+// removes their folders. Call it from TestMain after m.Run: a server that
+// is not stopped outlives the test binary.
 func Stop() {
 	mu.Lock()
 	defer mu.Unlock()
-	if cmd != nil && cmd.Process != nil {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
+	for _, c := range procs {
+		if c.Process != nil {
+			_ = c.Process.Kill()
+			_ = c.Wait()
+		}
 	}
-	if dir != "" {
-		_ = os.RemoveAll(dir)
+	for _, d := range dirs {
+		_ = os.RemoveAll(d)
 	}
-	cmd, started, dir = nil, "", ""
+	procs, dirs, single, cluster = nil, nil, "", nil
 }
 
-func start() (string, error) {
+// startServer starts one redis-server on a free loopback port, with extra
+// arguments, and waits until it accepts connections.
+func startServer(extra ...string) (string, error) {
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
-		return "", fmt.Errorf("redis-server not found in PATH")
+		return "", errors.New("redis-server not found in PATH")
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := freePort(len(extra) > 0)
 	if err != nil {
-		return "", fmt.Errorf("find a free port: %w", err)
+		return "", err
 	}
-	port := l.Addr().(*net.TCPAddr).Port
-	_ = l.Close()
 	d, err := os.MkdirTemp("", "testredis-")
 	if err != nil {
 		return "", err
 	}
-	c := exec.Command(bin, "--bind", "127.0.0.1", "--port", fmt.Sprint(port),
-		"--save", "", "--appendonly", "no", "--dir", d)
+	dirs = append(dirs, d)
+	args := append([]string{"--bind", "127.0.0.1", "--port", strconv.Itoa(port),
+		"--save", "", "--appendonly", "no", "--dir", d}, extra...)
+	c := exec.Command(bin, args...)
 	logf, err := os.Create(filepath.Join(d, "redis.log"))
 	if err != nil {
 		return "", err
@@ -92,21 +136,83 @@ func start() (string, error) {
 	if err := c.Start(); err != nil {
 		return "", fmt.Errorf("start redis-server: %w", err)
 	}
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	procs = append(procs, c)
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		conn, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
 		if err == nil {
 			_ = conn.Close()
-			break
+			return addr, nil
 		}
 		if time.Now().After(deadline) {
-			_ = c.Process.Kill()
-			_ = c.Wait()
 			return "", fmt.Errorf("redis-server did not listen on %s within 10s (log in %s)", addr, d)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	cmd, dir = c, d
-	return addr, nil
+}
+
+// freePort finds a free loopback port. A cluster node also listens on
+// its port + 10000 for the cluster bus, so withBus finds a port whose
+// bus port is free too.
+func freePort(withBus bool) (int, error) {
+	if !withBus {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return 0, fmt.Errorf("find a free port: %w", err)
+		}
+		defer l.Close()
+		return l.Addr().(*net.TCPAddr).Port, nil
+	}
+	for range 100 {
+		p := 20000 + rand.IntN(30000)
+		a, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
+		if err != nil {
+			continue
+		}
+		b, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p+10000)))
+		_ = a.Close()
+		if err != nil {
+			continue
+		}
+		_ = b.Close()
+		return p, nil
+	}
+	return 0, errors.New("find a free port pair for a cluster node: none in 100 tries")
+}
+
+// startCluster starts ClusterNodes servers in cluster mode and joins them.
+func startCluster() ([]string, error) {
+	cli, err := exec.LookPath("redis-cli")
+	if err != nil {
+		return nil, errors.New("redis-cli not found in PATH (Debian: redis-tools)")
+	}
+	addrs := make([]string, ClusterNodes)
+	for i := range addrs {
+		if addrs[i], err = startServer("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+			"--cluster-node-timeout", "5000"); err != nil {
+			return nil, err
+		}
+	}
+	args := append(append([]string{"--cluster", "create"}, addrs...), "--cluster-replicas", "0", "--cluster-yes")
+	if out, err := exec.Command(cli, args...).CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("redis-cli --cluster create: %w: %s", err, bytes.TrimSpace(out))
+	}
+	// The nodes learn of each other over the cluster bus: wait until each
+	// says every slot is served.
+	deadline := time.Now().Add(20 * time.Second)
+	for _, addr := range addrs {
+		host, port, _ := net.SplitHostPort(addr)
+		for {
+			out, err := exec.Command(cli, "-h", host, "-p", port, "cluster", "info").Output()
+			if err == nil && bytes.Contains(out, []byte("cluster_state:ok")) {
+				break
+			}
+			if time.Now().After(deadline) {
+				return nil, fmt.Errorf("redis cluster node %s not ready within 20s: %s", addr, bytes.TrimSpace(out))
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	return addrs, nil
 }
