@@ -30,7 +30,9 @@ type Fault struct {
 	Delay time.Duration
 	// RetryAfter, when set, is sent as the Retry-After header.
 	RetryAfter string
-	// Reset drops the connection without an answer.
+	// Reset drops the connection without an answer. Over HTTP/2 (the
+	// emulator's TLS mode, to a client that offers it) it resets the
+	// request's stream instead: the connection carries other requests.
 	Reset bool
 	// Body is the raw response body; empty means {"error": "injected fault"}.
 	Body string

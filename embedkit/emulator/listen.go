@@ -36,7 +36,11 @@ type Config struct {
 	// are added to Server when it is given.
 	ControlHosts []string
 	// TLS serves HTTPS with a self-signed certificate generated in memory
-	// for localhost, 127.0.0.1 and ::1.
+	// for localhost, 127.0.0.1 and ::1, over HTTP/2 for a client that
+	// offers it (browsers do) and HTTP/1.1 otherwise, as the platform, a
+	// modern HTTPS service, does. A Reset fault drops the connection of an
+	// HTTP/1.1 request; an HTTP/2 connection carries other requests, so
+	// there it resets the request's stream.
 	TLS bool
 	// Server is the emulator to serve; nil means New(Fixture).
 	Server *Server
@@ -99,7 +103,6 @@ func ListenAndServe(ctx context.Context, cfg Config) error {
 			return err
 		}
 		hs.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
-		ln = tls.NewListener(ln, hs.TLSConfig)
 		scheme = "https"
 	}
 	base := scheme + "://" + ln.Addr().String()
@@ -108,7 +111,14 @@ func ListenAndServe(ctx context.Context, cfg Config) error {
 		cfg.Ready(base)
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	go func() {
+		if cfg.TLS {
+			// ServeTLS, not Serve on a tls.Listener: it offers h2 by ALPN.
+			errc <- hs.ServeTLS(ln, "", "")
+			return
+		}
+		errc <- hs.Serve(ln)
+	}()
 	select {
 	case err := <-errc:
 		return fmt.Errorf("emulator: %w", err)

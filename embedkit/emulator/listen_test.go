@@ -44,7 +44,10 @@ func TestListenAndServeTLSAndShutdown(t *testing.T) {
 		if !strings.HasPrefix(base, wantScheme) {
 			t.Errorf("base URL %s", base)
 		}
-		client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+		// A client that offers HTTP/2, as browsers do: over TLS the
+		// emulator speaks it, as the platform, a modern HTTPS service,
+		// does; over plain http it speaks HTTP/1.1.
+		client := &http.Client{Transport: &http.Transport{ForceAttemptHTTP2: true, TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
 		req, _ := http.NewRequest("GET", base+"/api/v1/deployments", nil)
 		req.Header.Set("Authorization", "Bearer ek_dev_only_admin_all")
 		resp, err := client.Do(req)
@@ -54,6 +57,9 @@ func TestListenAndServeTLSAndShutdown(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != 200 {
 			t.Errorf("status %d", resp.StatusCode)
+		}
+		if wantMajor := map[bool]int{false: 1, true: 2}[useTLS]; resp.ProtoMajor != wantMajor {
+			t.Errorf("TLS %v: answered over %s, want HTTP/%d", useTLS, resp.Proto, wantMajor)
 		}
 		cancel()
 		select {
