@@ -318,25 +318,18 @@ func (c *Client) listDeployments(ctx context.Context, opts ListOptions) (*Deploy
 // Deployments iterates over every deployment, page by page. The iteration
 // stops at the first error, which it yields.
 func (c *Client) Deployments(ctx context.Context) iter.Seq2[Deployment, error] {
-	return func(yield func(Deployment, error) bool) {
+	return paginate(func() pager[Deployment] {
 		opts := ListOptions{Limit: pageSize}
-		for {
+		return func() ([]Deployment, bool, error) {
 			page, known, err := c.listDeployments(ctx, opts)
 			if err != nil {
-				yield(Deployment{}, err)
-				return
+				return nil, false, err
 			}
-			for _, d := range page.Deployments {
-				if !yield(d, nil) {
-					return
-				}
-			}
-			if !morePages(opts, len(page.Deployments), page.Pagination, known) {
-				return
-			}
+			more := morePages(opts, len(page.Deployments), page.Pagination, known)
 			opts.Offset += len(page.Deployments)
+			return page.Deployments, more, nil
 		}
-	}
+	})
 }
 
 // morePages decides whether an offset-paginated iteration goes on.
@@ -391,25 +384,18 @@ func (c *Client) listEnvironments(ctx context.Context, deploymentID int64, opts 
 // type or (typ empty) of all. The iteration stops at the first error,
 // which it yields.
 func (c *Client) Environments(ctx context.Context, deploymentID int64, typ EnvironmentType) iter.Seq2[Environment, error] {
-	return func(yield func(Environment, error) bool) {
+	return paginate(func() pager[Environment] {
 		opts := EnvironmentListOptions{Type: typ, ListOptions: ListOptions{Limit: pageSize}}
-		for {
+		return func() ([]Environment, bool, error) {
 			page, known, err := c.listEnvironments(ctx, deploymentID, opts)
 			if err != nil {
-				yield(Environment{}, err)
-				return
+				return nil, false, err
 			}
-			for _, e := range page.Environments {
-				if !yield(e, nil) {
-					return
-				}
-			}
-			if !morePages(opts.ListOptions, len(page.Environments), page.Pagination, known) {
-				return
-			}
+			more := morePages(opts.ListOptions, len(page.Environments), page.Pagination, known)
 			opts.Offset += len(page.Environments)
+			return page.Environments, more, nil
 		}
-	}
+	})
 }
 
 // Spec returns the OpenAPI document of the running platform build:

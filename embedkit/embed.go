@@ -145,26 +145,19 @@ func (c *Client) ListTenantGroups(ctx context.Context, tenant string, opts Curso
 // TenantGroups iterates over every group of an embed tenant, following
 // the cursor. The iteration stops at the first error, which it yields.
 func (c *Client) TenantGroups(ctx context.Context, tenant string) iter.Seq2[TenantGroup, error] {
-	return func(yield func(TenantGroup, error) bool) {
+	return paginate(func() pager[TenantGroup] {
 		opts := CursorOptions{First: 100}
-		for {
+		return func() ([]TenantGroup, bool, error) {
 			page, err := c.ListTenantGroups(ctx, tenant, opts)
 			if err != nil {
-				yield(TenantGroup{}, err)
-				return
-			}
-			for _, g := range page.Items {
-				if !yield(g, nil) {
-					return
-				}
+				return nil, false, err
 			}
 			next := page.PageInfo.EndCursor
-			if !page.PageInfo.HasNextPage || next == "" || next == opts.After || len(page.Items) == 0 {
-				return
-			}
+			more := page.PageInfo.HasNextPage && next != "" && next != opts.After && len(page.Items) > 0
 			opts.After = next
+			return page.Items, more, nil
 		}
-	}
+	})
 }
 
 // DeleteTenantGroup deletes a group of an embed tenant:
