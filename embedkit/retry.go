@@ -25,15 +25,25 @@ type RetryPolicy struct {
 	// 503 at once (APIError.RetryAfter says how long it asked) instead of
 	// sleeping past the cap.
 	MaxRetryAfter time.Duration
-	// Backoff returns the delay before retry number attempt (1 for the
-	// first retry). DefaultBackoff is capped exponential with full jitter.
-	Backoff func(attempt int, min, max time.Duration) time.Duration
-	// CheckRetry decides whether an attempt is tried again. idempotent
-	// says whether the request may safely reach the platform twice; resp
-	// and err are the attempt's outcome (exactly one is non-nil). The
-	// default is DefaultCheckRetry.
-	CheckRetry func(ctx context.Context, idempotent bool, resp *http.Response, err error) bool
+	// Backoff returns the delay before each retry. The default is
+	// DefaultBackoff, capped exponential with full jitter.
+	Backoff BackoffFunc
+	// CheckRetry decides whether an attempt is tried again. The default
+	// is DefaultCheckRetry.
+	CheckRetry CheckRetryFunc
 }
+
+// BackoffFunc returns the delay before retry number attempt (1 for the
+// first retry), between min and max (RetryPolicy.MinDelay and MaxDelay).
+// A Retry-After from the platform, within RetryPolicy.MaxRetryAfter, is
+// honoured instead. DefaultBackoff is one.
+type BackoffFunc func(attempt int, min, max time.Duration) time.Duration
+
+// CheckRetryFunc decides whether an attempt is tried again. idempotent
+// says whether the request may safely reach the platform twice; resp and
+// err are the attempt's outcome (exactly one is non-nil). A custom one
+// should answer false once ctx is done, as DefaultCheckRetry does.
+type CheckRetryFunc func(ctx context.Context, idempotent bool, resp *http.Response, err error) bool
 
 // DefaultRetryPolicy returns the policy a Client uses unless WithRetry
 // says otherwise: 4 attempts, backoff from 200ms up to 5s with full
