@@ -276,3 +276,24 @@ func TestAuditLogCancel(t *testing.T) {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}
 }
+
+func TestAuditLogOptionsValidate(t *testing.T) {
+	day := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name string
+		o    *AuditLogOptions
+		want []FieldError
+	}{
+		{name: "nil options", o: nil},
+		{name: "no filters", o: &AuditLogOptions{}},
+		{name: "range and email", o: &AuditLogOptions{Start: day, End: day.AddDate(0, 1, 0), UserEmail: "ada@acme.example.com"}},
+		{name: "same day", o: &AuditLogOptions{Start: day, End: day}},
+		{name: "open end", o: &AuditLogOptions{Start: day}},
+		{name: "end before start", o: &AuditLogOptions{Start: day, End: day.Add(-time.Second)},
+			want: []FieldError{fe("end", "must not be before start")}},
+		{name: "bad email", o: &AuditLogOptions{UserEmail: "ada@"}, want: []FieldError{fe("userEmail", "must be an email address")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { valCheck(t, "audit-log-export", tt.o.Validate(), tt.want) })
+	}
+}

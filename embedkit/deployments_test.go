@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"reflect"
 	"strconv"
@@ -442,5 +443,29 @@ func TestBadShapesOfEachOperation(t *testing.T) {
 		if err := f(); !errors.Is(err, ErrUnexpectedResponse) {
 			t.Errorf("%s: err = %v", name, err)
 		}
+	}
+}
+
+func TestUpdateDeploymentRequestValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		r    *UpdateDeploymentRequest
+		want []FieldError
+	}{
+		{name: "version", r: &UpdateDeploymentRequest{ReleaseChannelVersion: "platform/runtime:v1.7.20"}},
+		{name: "channel only", r: &UpdateDeploymentRequest{ReleaseChannel: "release"}},
+		{name: "hold only", r: &UpdateDeploymentRequest{ReleaseChannelVersionHold: new(false)}},
+		{name: "clear launchpad tabs", r: &UpdateDeploymentRequest{LaunchpadTabs: []string{}}},
+		{name: "template variables", r: &UpdateDeploymentRequest{TemplateVariables: map[string]any{"replicas": 2}}},
+		{name: "nil request", r: nil, want: []FieldError{fe("request", "must set at least one field to update")}},
+		{name: "nothing to update", r: &UpdateDeploymentRequest{TemplateVariables: map[string]any{}},
+			want: []FieldError{fe("request", "must set at least one field to update")}},
+		{name: "bad version", r: &UpdateDeploymentRequest{ReleaseChannelVersion: "1.7"},
+			want: []FieldError{fe("releaseChannelVersion", ruleVersion)}},
+		{name: "empty variable name", r: &UpdateDeploymentRequest{TemplateVariables: map[string]any{"": 1, "ok": math.NaN()}},
+			want: []FieldError{fe("templateVariables", "keys must not be empty"), fe("templateVariables", "must be JSON-encodable")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { valCheck(t, "update-deployment", tt.r.Validate(), tt.want) })
 	}
 }

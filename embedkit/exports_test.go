@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -251,4 +252,120 @@ func TestWaitDashboardExportRealTimers(t *testing.T) {
 	if err != nil || st.Status != ExportCompleted {
 		t.Fatal(err)
 	}
+}
+
+func TestDashboardExportRequestValidate(t *testing.T) {
+	valid := func() *DashboardExportRequest {
+		return &DashboardExportRequest{
+			DashboardPublicID: "q3-sales",
+			Format:            FormatPDF,
+			RenderAs: &RenderAs{
+				Type: SubjectEmbedUser, EmbedTenantName: "acme", ExternalID: "user-42",
+				Groups: []string{"sales"}, SecurityContext: map[string]any{"region": "emea"},
+				UserAttributes: []UserAttributeInput{{Name: "region", Value: "emea"}},
+			},
+			Filters: []DashboardFilter{
+				{Member: "orders.status", Operator: "equals", Value: "completed"},
+				{Member: "orders.amount", Operator: "between", Value: []any{10, 20}},
+				{Member: "orders.note", Operator: "is_null"},
+			},
+			TimeGrains:      []DashboardTimeGrain{{Member: "orders.created_at", Grain: "week"}},
+			MemberSwitchers: []DashboardMemberSwitcher{{Member: "orders.country", Selected: "city"}},
+		}
+	}
+	tests := []struct {
+		name string
+		edit func(r *DashboardExportRequest)
+		want []FieldError
+	}{
+		{name: "embed subject", edit: func(*DashboardExportRequest) {}},
+		{name: "by id as console user", edit: func(r *DashboardExportRequest) {
+			r.DashboardPublicID, r.DashboardID, r.Format = "", 9, FormatPNG
+			r.RenderAs = &RenderAs{Type: SubjectUser, Email: "ada@acme.example.com"}
+		}},
+		{name: "console user by id", edit: func(r *DashboardExportRequest) { r.RenderAs = &RenderAs{Type: SubjectUser, UserID: 3} }},
+		{name: "no subject", edit: func(r *DashboardExportRequest) { r.RenderAs = nil }},
+		{name: "embed subject without tenant", edit: func(r *DashboardExportRequest) { r.RenderAs.EmbedTenantName = "" }},
+		{name: "neither dashboard", edit: func(r *DashboardExportRequest) { r.DashboardPublicID = "" },
+			want: []FieldError{fe("dashboardId", "give exactly one of dashboardId or dashboardPublicId")}},
+		{name: "both dashboards", edit: func(r *DashboardExportRequest) { r.DashboardID = 4 },
+			want: []FieldError{fe("dashboardId", "give exactly one of dashboardId or dashboardPublicId")}},
+		{name: "negative dashboard id", edit: func(r *DashboardExportRequest) { r.DashboardPublicID, r.DashboardID = "", -4 },
+			want: []FieldError{fe("dashboardId", "must not be negative")}},
+		{name: "format missing", edit: func(r *DashboardExportRequest) { r.Format = "" },
+			want: []FieldError{fe("format", "is required")}},
+		{name: "format unknown", edit: func(r *DashboardExportRequest) { r.Format = "csv" },
+			want: []FieldError{fe("format", "must be png or pdf")}},
+		{name: "subject type missing", edit: func(r *DashboardExportRequest) { r.RenderAs.Type = "" },
+			want: []FieldError{fe("renderAs.type", "is required")}},
+		{name: "subject type unknown", edit: func(r *DashboardExportRequest) { r.RenderAs.Type = "user" },
+			want: []FieldError{fe("renderAs.type", "must be USER or EMBED_USER")}},
+		{name: "console user with both", edit: func(r *DashboardExportRequest) {
+			r.RenderAs = &RenderAs{Type: SubjectUser, UserID: 3, Email: "ada@acme.example.com"}
+		}, want: []FieldError{fe("renderAs.userId", "give exactly one of userId or email with type USER")}},
+		{name: "console user with neither", edit: func(r *DashboardExportRequest) { r.RenderAs = &RenderAs{Type: SubjectUser} },
+			want: []FieldError{fe("renderAs.userId", "give exactly one of userId or email with type USER")}},
+		{name: "console user with embed fields", edit: func(r *DashboardExportRequest) {
+			r.RenderAs = &RenderAs{Type: SubjectUser, UserID: 3, EmbedTenantName: "acme", ExternalID: "u"}
+		}, want: []FieldError{
+			fe("renderAs.embedTenantName", "not allowed with type USER"),
+			fe("renderAs.externalId", "not allowed with type USER"),
+		}},
+		{name: "embed user without external id", edit: func(r *DashboardExportRequest) { r.RenderAs.ExternalID = "" },
+			want: []FieldError{fe("renderAs.externalId", "is required")}},
+		{name: "embed user with user id", edit: func(r *DashboardExportRequest) { r.RenderAs.UserID = 5 },
+			want: []FieldError{fe("renderAs.userId", "not allowed with type EMBED_USER")}},
+		{name: "embed user fields", edit: func(r *DashboardExportRequest) {
+			r.RenderAs.Email = "x"
+			r.RenderAs.EmbedTenantName = "-acme"
+			r.RenderAs.ExternalID = "\x01"
+			r.RenderAs.Groups = []string{"a", "a"}
+			r.RenderAs.SecurityContext = map[string]any{"c": make(chan int)}
+			r.RenderAs.UserAttributes = append(r.RenderAs.UserAttributes, UserAttributeInput{Name: "region", Value: 1})
+		}, want: []FieldError{
+			fe("renderAs.email", "must be an email address"),
+			fe("renderAs.embedTenantName", "must match ^[a-z][a-z0-9-]{0,34}[a-z0-9]$"),
+			fe("renderAs.externalId", "must not contain control characters"),
+			fe("renderAs.groups[1]", `duplicate name "a"`),
+			fe("renderAs.securityContext", "must be JSON-encodable"),
+			fe("renderAs.userAttributes[1].name", `duplicate name "region"`),
+		}},
+		{name: "negative user id", edit: func(r *DashboardExportRequest) { r.RenderAs = &RenderAs{Type: SubjectUser, UserID: -1} },
+			want: []FieldError{fe("renderAs.userId", "must not be negative")}},
+		{name: "members", edit: func(r *DashboardExportRequest) {
+			r.Filters[0].Member = "status"
+			r.Filters[1].Member = ""
+			r.TimeGrains[0].Member = ".created_at"
+			r.MemberSwitchers[0].Member = "orders."
+		}, want: []FieldError{
+			fe("filters[0].member", `must match .+\..+ (view.member)`),
+			fe("filters[1].member", "is required"),
+			fe("timeGrains[0].member", `must match .+\..+ (view.member)`),
+			fe("memberSwitchers[0].member", `must match .+\..+ (view.member)`),
+		}},
+		{name: "member with newline", edit: func(r *DashboardExportRequest) { r.Filters[0].Member = "orders\n.status" },
+			want: []FieldError{fe("filters[0].member", `must match .+\..+ (view.member)`)}},
+		{name: "filter operator and value", edit: func(r *DashboardExportRequest) {
+			r.Filters[0].Operator = "eq"
+			r.Filters[1].Value = []any{math.NaN()}
+			r.Filters[2].Operator = ""
+		}, want: []FieldError{fe("filters[0].operator", ruleFilterOp), fe("filters[1].value", "must be JSON-encodable")}},
+		{name: "grain and selected", edit: func(r *DashboardExportRequest) {
+			r.TimeGrains[0].Grain = ""
+			r.MemberSwitchers[0].Selected = " "
+		}, want: []FieldError{fe("timeGrains[0].grain", "is required"), fe("memberSwitchers[0].selected", "is required")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := valid()
+			tt.edit(r)
+			valCheck(t, "dashboard-export", r.Validate(), tt.want)
+		})
+	}
+	t.Run("nil request", func(t *testing.T) {
+		var r *DashboardExportRequest
+		valCheck(t, "dashboard-export", r.Validate(), []FieldError{
+			fe("dashboardId", "give exactly one of dashboardId or dashboardPublicId"), fe("format", "is required"),
+		})
+	})
 }
