@@ -3,17 +3,16 @@ package embedkit
 import (
 	"strings"
 	"testing"
+
+	"github.com/embedkit/embedkit/internal/ruletest"
 )
 
+// TestIsLoopbackHost runs the cases the emulator's own loopback checks
+// are held to as well (ruletest.LoopbackHosts).
 func TestIsLoopbackHost(t *testing.T) {
-	for host, want := range map[string]bool{
-		"localhost": true, "LOCALHOST": true, "emulator.localhost": true,
-		"127.0.0.1": true, "127.0.0.2": true, "127.255.255.254": true, "::1": true, "[::1]": true,
-		"": false, "localhost.example.com": false, "127.0.0.1.nip.io": false, "10.0.0.1": false,
-		"::": false, "0.0.0.0": false, "::ffff:127.0.0.1": true, "example.com": false,
-	} {
-		if got := IsLoopbackHost(host); got != want {
-			t.Errorf("IsLoopbackHost(%q) = %v, want %v", host, got, want)
+	for _, c := range ruletest.LoopbackHosts {
+		if got := IsLoopbackHost(c.In); got != c.Want {
+			t.Errorf("IsLoopbackHost(%q) = %v, want %v (%s)", c.In, got, c.Want, c.Why)
 		}
 	}
 }

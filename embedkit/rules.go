@@ -34,12 +34,12 @@ const MaxIDLength = 256
 // and so on.
 const MaxSecurityContextDepth = 32
 
-// Bounds of other free-form strings. None is documented by the platform;
-// each is far above any legitimate value.
 // TenantNameRule is the platform's pattern for embed tenant names
 // (IsTenantName).
 const TenantNameRule = "^[a-z][a-z0-9-]{0,34}[a-z0-9]$"
 
+// Bounds of other free-form strings. None is documented by the platform;
+// each is far above any legitimate value.
 const (
 	maxEmailLength    = 254 // RFC 5321 path limit
 	maxURLLength      = 2048

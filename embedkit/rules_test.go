@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/embedkit/embedkit/internal/ruletest"
 	"golang.org/x/text/language"
 )
 
@@ -103,3 +104,17 @@ var (
 	valTenantRE    = regexp.MustCompile(tenantNameRule)
 	valSessionIDRE = regexp.MustCompile(sessionIDRule)
 )
+
+// TestIsPictureURL runs the cases the emulator's picture check is held to
+// as well (ruletest.PictureURLs), then the kit's own length bound.
+func TestIsPictureURL(t *testing.T) {
+	for _, c := range ruletest.PictureURLs {
+		if got := IsPictureURL(c.In); got != c.Want {
+			t.Errorf("IsPictureURL(%q) = %v, want %v (%s)", c.In, got, c.Want, c.Why)
+		}
+	}
+	long := "https://img.example.com/" + strings.Repeat("a", maxURLLength)
+	if IsPictureURL(long) || !IsPictureURL(long[:maxURLLength]) {
+		t.Errorf("IsPictureURL does not bound a URL at %d bytes", maxURLLength)
+	}
+}

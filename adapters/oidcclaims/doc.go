@@ -37,8 +37,10 @@
 // claim, never a silently dropped value:
 //
 //   - Viewer string fields (sub, sid, email, name, picture, locale,
-//     zoneinfo, tenant) want JSON strings; picture must also be an absolute
-//     http or https URL.
+//     zoneinfo, tenant) want JSON strings. A picture string that is not
+//     one the platform accepts (embedkit.IsPictureURL: an absolute http
+//     or https URL with a host) is left out, as the Policy leaves it out
+//     of a session: a profile picture does not block a sign-in.
 //   - CreatorMode wants a JSON boolean; the string "true" is refused.
 //   - Groups want a JSON array of strings, or one string whose items are
 //     separated by spaces or commas. Empty items and duplicates are dropped.

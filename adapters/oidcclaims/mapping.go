@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"slices"
 
 	"github.com/coreos/go-oidc/v3/oidc"
@@ -187,11 +186,11 @@ func (m Mapping) Viewer(claims map[string]any) (*middleware.Viewer, error) {
 		}
 		*f.dst = s
 	}
-	if v.Picture != "" {
-		u, err := url.Parse(v.Picture)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("oidcclaims: claim %q: want an absolute http or https URL", resolve(m.Picture, DefaultPicture))
-		}
+	// A picture the platform would refuse is left out, as the Policy
+	// does: a cosmetic claim does not block a sign-in. One rule,
+	// embedkit's, decides.
+	if v.Picture != "" && !embedkit.IsPictureURL(v.Picture) {
+		v.Picture = ""
 	}
 
 	if name := resolve(m.CreatorMode, ""); name != "" {

@@ -80,13 +80,10 @@ func (s *Server) controlHostAllowed(r *http.Request) bool {
 		return false
 	}
 	name := hostName(r.Host)
-	if name == "localhost" {
+	if isLoopbackName(name) {
 		return true
 	}
 	if ip := net.ParseIP(name); ip != nil {
-		if ip.IsLoopback() {
-			return true
-		}
 		// An IP literal is what the client dialled: a rebinding page
 		// sends its own name, never the emulator's address.
 		if la, ok := r.Context().Value(http.LocalAddrContextKey).(*net.TCPAddr); ok && la.IP.Equal(ip) {
@@ -94,6 +91,19 @@ func (s *Server) controlHostAllowed(r *http.Request) bool {
 		}
 	}
 	return s.controlHosts.has(name)
+}
+
+// isLoopbackName reports whether host (no port; IPv6 brackets allowed)
+// names this machine: localhost or a name under .localhost (RFC 6761),
+// in any case, or a loopback address (127.0.0.0/8, ::1). The tests hold
+// it to the same cases as the kit's embedkit.IsLoopbackHost.
+func isLoopbackName(host string) bool {
+	host = strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"))
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // hostName is the host of a Host header or a configured host, without

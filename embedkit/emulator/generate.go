@@ -287,7 +287,7 @@ func checkNames(field string, n int, name func(int) *string) error {
 
 func absoluteHTTPURL(s string) bool {
 	u, err := url.Parse(s)
-	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Hostname() != ""
 }
 
 // valueType classifies an attribute value: "null", "string", "number",

@@ -140,17 +140,14 @@ func ListenAndServe(ctx context.Context, cfg Config) error {
 	return nil
 }
 
-// checkLoopback accepts "localhost" and loopback IP addresses only; an
-// empty host (all interfaces) is refused.
+// checkLoopback accepts loopback names and addresses only
+// (isLoopbackName); an empty host (all interfaces) is refused.
 func checkLoopback(addr string) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return fmt.Errorf("emulator: address %q: %w", addr, err)
 	}
-	if host == "localhost" {
-		return nil
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+	if isLoopbackName(host) {
 		return nil
 	}
 	return fmt.Errorf("emulator: refusing to listen on non-loopback address %q: the control API has no authentication (allow it explicitly to override)", addr)
