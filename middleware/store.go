@@ -24,17 +24,20 @@ type Minted struct {
 // SessionStore keeps the session ids minted for each host session, and
 // nothing else.
 //
-//   - Add records m under key. Records past m.ExpiresAt may be dropped at
-//     any time. A store may bound the number of records per key; when full
-//     it should hand the oldest to its RevokeQueue, if it has one, so the
-//     session is revoked rather than forgotten, and say so in its
-//     documentation.
+//   - Add records m under key. Add of a session id already under key
+//     replaces that record: an id is kept once, as last added. A record
+//     without a session id is an error, and then nothing is kept.
+//     Records past m.ExpiresAt may be dropped at any time. A store may
+//     bound the number of records per key; when full it should hand the
+//     oldest to its RevokeQueue, if it has one, so the session is revoked
+//     rather than forgotten, and say so in its documentation.
 //   - Take removes and returns every record under key. Take of a missing
 //     key returns no records and a nil error.
 //
 // Implementations must be safe for concurrent use; Add and Take on the same
 // key must not lose a record (an Add that races a Take lands either in the
-// Take's result or in the store afterwards).
+// Take's result or in the store afterwards). storetest.Run checks the
+// contract.
 type SessionStore interface {
 	Add(ctx context.Context, key string, m Minted) error
 	Take(ctx context.Context, key string) ([]Minted, error)

@@ -47,6 +47,9 @@ func (id *Identity) SessionStore() *Store { return &Store{id: id} }
 
 var errNoRequest = errors.New("gorillasession: the cookie store keeps records in the request; use it through ForRequest")
 
+// errEmptyID is returned by Add for a record without a session id.
+var errEmptyID = errors.New("gorillasession: record has no session id")
+
 // Add returns an error: records need a request; see ForRequest.
 func (s *Store) Add(context.Context, string, middleware.Minted) error { return errNoRequest }
 
@@ -125,6 +128,9 @@ func (l *recordList) UnmarshalJSON(b []byte) error {
 }
 
 func (rs *requestStore) Add(ctx context.Context, key string, m middleware.Minted) error {
+	if m.SessionID == "" {
+		return errEmptyID
+	}
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	sess, err := rs.id.session(rs.r)
@@ -136,7 +142,9 @@ func (rs *requestStore) Add(ctx context.Context, key string, m middleware.Minted
 		return nil // nothing minted from it can be alive
 	}
 	recs := live(readMinted(sess), now)
-	recs[key] = append(recs[key], storedMinted{I: m.SessionID, S: m.Subject, E: m.ExpiresAt.UnixMilli()})
+	// An id already under key is replaced: kept once, as last added.
+	kept := slices.DeleteFunc(recs[key], func(r storedMinted) bool { return r.I == m.SessionID })
+	recs[key] = append(kept, storedMinted{I: m.SessionID, S: m.Subject, E: m.ExpiresAt.UnixMilli()})
 	for {
 		err := writeMinted(rs.w, rs.r, sess, recs)
 		if !errors.Is(err, ErrCookieTooLarge) {

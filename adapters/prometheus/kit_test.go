@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/embedkit/embedkit/adapters/memstore"
 	ekprom "github.com/embedkit/embedkit/adapters/prometheus"
 	"github.com/embedkit/embedkit/embedkit"
 	"github.com/embedkit/embedkit/middleware"
@@ -37,27 +37,6 @@ func (p *fakePlatform) RevokeSession(context.Context, string) error {
 		return errors.New("fake platform: down")
 	}
 	return nil
-}
-
-// mapStore is the smallest middleware.SessionStore.
-type mapStore struct {
-	mu sync.Mutex
-	m  map[string][]middleware.Minted
-}
-
-func (s *mapStore) Add(_ context.Context, key string, m middleware.Minted) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.m[key] = append(s.m[key], m)
-	return nil
-}
-
-func (s *mapStore) Take(_ context.Context, key string) ([]middleware.Minted, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ms := s.m[key]
-	delete(s.m, key)
-	return ms, nil
 }
 
 // stepClock is a clock that moves 10ms forward each time it is read, so
@@ -88,15 +67,16 @@ func TestKitReportsToMetrics(t *testing.T) {
 	reg.MustRegister(metrics)
 
 	platform := &fakePlatform{}
+	clock := &stepClock{}
 	kit, err := middleware.New(middleware.Config{
 		Platform:    platform,
 		Identity:    userHeader,
-		Store:       &mapStore{m: map[string][]middleware.Minted{}},
+		Store:       memstore.New(memstore.WithClock(clock.Now)),
 		Policy:      middleware.Policy{DeploymentID: 1},
 		PlatformURL: "https://acme.example.com",
 		Targets:     map[string]middleware.Target{"sales": {Kind: middleware.KindDashboard, PublicID: "dash-sales"}},
 		Metrics:     metrics,
-		Now:         (&stepClock{}).Now,
+		Now:         clock.Now,
 		// A queued revoke is due within a millisecond: one clock step.
 		Revoke: middleware.RevokeOptions{Backoff: embedkit.Backoff{Min: time.Millisecond, Max: time.Millisecond}},
 	})

@@ -8,10 +8,10 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/embedkit/embedkit/adapters/memstore"
 	"github.com/embedkit/embedkit/adapters/proxyheaders"
 	"github.com/embedkit/embedkit/embedkit"
 	"github.com/embedkit/embedkit/middleware"
@@ -26,30 +26,6 @@ func (platform) GenerateSession(context.Context, *embedkit.GenerateSessionReques
 
 func (platform) RevokeSession(context.Context, string) error { return nil }
 
-// store keeps minted ids in memory.
-type store struct {
-	mu sync.Mutex
-	m  map[string][]middleware.Minted
-}
-
-func (s *store) Add(_ context.Context, key string, m middleware.Minted) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.m == nil {
-		s.m = map[string][]middleware.Minted{}
-	}
-	s.m[key] = append(s.m[key], m)
-	return nil
-}
-
-func (s *store) Take(_ context.Context, key string) ([]middleware.Minted, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ms := s.m[key]
-	delete(s.m, key)
-	return ms, nil
-}
-
 // newKit returns a kit whose viewer is always jane, whatever the request's
 // address, so that only the origin depends on the proxy.
 func newKit(t *testing.T, hostOrigin string) *middleware.Kit {
@@ -59,7 +35,7 @@ func newKit(t *testing.T, hostOrigin string) *middleware.Kit {
 		Identity: middleware.IdentityFunc(func(*http.Request) (*middleware.Viewer, error) {
 			return &middleware.Viewer{Subject: "jane", SessionKey: "hs-jane"}, nil
 		}),
-		Store:       &store{},
+		Store:       memstore.New(),
 		Policy:      middleware.Policy{DeploymentID: 1},
 		PlatformURL: "https://platform.example",
 		Origins:     middleware.OriginOptions{Host: hostOrigin},

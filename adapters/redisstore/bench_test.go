@@ -2,29 +2,17 @@ package redisstore
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/embedkit/embedkit/adapters/storetest"
-	"github.com/embedkit/embedkit/middleware"
 	"github.com/redis/go-redis/v9"
 )
 
 // benchSessions is how many host sessions the store holds while the
 // benchmark runs.
 const benchSessions = 100_000
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
 
 // usedMemory returns Redis's used_memory.
 func usedMemory(b *testing.B, c redis.UniversalClient) int64 {
@@ -54,55 +42,18 @@ func usedMemory(b *testing.B, c redis.UniversalClient) int64 {
 func BenchmarkStore(b *testing.B) {
 	c := redis.NewClient(&redis.Options{Addr: redisAddr(b), PoolSize: 64})
 	b.Cleanup(func() { _ = c.Close() })
-	ctx := context.Background()
 	s := New(c, WithPrefix(newPrefix(b, c)))
 
 	before := usedMemory(b, c)
-	exp := time.Now().Add(24 * time.Hour)
-	var wg sync.WaitGroup
-	const workers = 32
-	for w := range workers {
-		wg.Go(func() {
-			for i := w; i < benchSessions; i += workers {
-				m := middleware.Minted{SessionID: randomHex(18), Subject: fmt.Sprintf("user-%06d@example.com", i), ExpiresAt: exp}
-				if err := s.Add(ctx, "s:"+randomHex(16), m); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
+	storetest.Fill(b, s, benchSessions, 1, 32)
 	perID := float64(usedMemory(b, c)-before) / benchSessions
 
 	b.Run("redis", func(b *testing.B) {
-		m := middleware.Minted{SessionID: randomHex(18), Subject: "user-bench@example.com", ExpiresAt: exp}
-		key := "s:" + randomHex(16)
-		b.ReportAllocs()
-		for b.Loop() {
-			if err := s.Add(ctx, key, m); err != nil {
-				b.Fatal(err)
-			}
-			if ms, err := s.Take(ctx, key); err != nil || len(ms) != 1 {
-				b.Fatalf("Take = %d records, %v", len(ms), err)
-			}
-		}
+		storetest.BenchAddTake(b, s, false)
 		b.ReportMetric(perID, "redis-bytes/id")
 	})
 	b.Run("redis/parallel", func(b *testing.B) {
-		b.ReportAllocs()
-		b.RunParallel(func(pb *testing.PB) {
-			m := middleware.Minted{SessionID: randomHex(18), Subject: "user-bench@example.com", ExpiresAt: exp}
-			key := "s:" + randomHex(16)
-			for pb.Next() {
-				if err := s.Add(ctx, key, m); err != nil {
-					b.Fatal(err)
-				}
-				if _, err := s.Take(ctx, key); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+		storetest.BenchAddTake(b, s, true)
 	})
 }
 

@@ -67,61 +67,6 @@ func newTestStore(t *testing.T, srv server, opts ...Option) (*Store, redis.Unive
 	return s, c, clock, prefix
 }
 
-func TestAdd(t *testing.T) {
-	eachServer(t, func(t *testing.T, srv server) {
-		now := newFakeClock().Now()
-		tests := []struct {
-			name      string
-			opts      []Option
-			adds      []middleware.Minted
-			wantErr   error
-			wantIDs   []string
-			wantSubjs map[string]string
-		}{
-			{
-				name: "a session id added twice is kept once, as last added",
-				adds: []middleware.Minted{
-					minted("a", "alice", now.Add(time.Hour)),
-					minted("a", "alice smith", now.Add(2*time.Hour)),
-				},
-				wantIDs:   []string{"a"},
-				wantSubjs: map[string]string{"a": "alice smith"},
-			},
-			{
-				name:    "a record without a session id is an error",
-				adds:    []middleware.Minted{minted("", "alice", now.Add(time.Hour))},
-				wantErr: errEmptyID,
-				wantIDs: []string{},
-			},
-		}
-		for _, tt := range tests {
-			t.Run(tt.name, func(t *testing.T) {
-				ctx := t.Context()
-				s, _, _, _ := newTestStore(t, srv, tt.opts...)
-				var err error
-				for _, m := range tt.adds {
-					err = errors.Join(err, s.Add(ctx, "k", m))
-				}
-				if !errors.Is(err, tt.wantErr) {
-					t.Fatalf("Add error = %v, want %v", err, tt.wantErr)
-				}
-				got, err := s.Take(ctx, "k")
-				if err != nil {
-					t.Fatal(err)
-				}
-				if g := ids(got); !slices.Equal(g, tt.wantIDs) {
-					t.Errorf("Take ids = %v, want %v", g, tt.wantIDs)
-				}
-				for _, m := range got {
-					if want, ok := tt.wantSubjs[m.SessionID]; ok && m.Subject != want {
-						t.Errorf("subject of %s = %q, want %q", m.SessionID, m.Subject, want)
-					}
-				}
-			})
-		}
-	})
-}
-
 // TestKeysExpireWithTheirLastRecord checks the TTL of every key the store
 // writes, for a small host session and for one with an expiry index:
 // Redis must drop each when its last record expires.

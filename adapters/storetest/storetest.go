@@ -205,6 +205,18 @@ func runSessionStore(t *testing.T, newStore func(t *testing.T) middleware.Sessio
 			},
 		},
 		{
+			name: "a session id added twice under one key is kept once, as last added",
+			adds: []add{
+				{"s:a", f.live("id-1", "alice")},
+				{"s:b", f.live("id-1", "alice")},
+				{"s:a", middleware.Minted{SessionID: "id-1", Subject: "alice@example.com", ExpiresAt: f.base.Add(90 * time.Minute)}},
+			},
+			takes: []take{
+				{key: "s:a", want: []middleware.Minted{{SessionID: "id-1", Subject: "alice@example.com", ExpiresAt: f.base.Add(90 * time.Minute)}}},
+				{key: "s:b", want: []middleware.Minted{f.live("id-1", "alice")}},
+			},
+		},
+		{
 			name: "keys that differ only in case or padding are distinct",
 			adds: []add{
 				{"s:A", f.live("id-1", "alice")},
@@ -237,6 +249,22 @@ func runSessionStore(t *testing.T, newStore func(t *testing.T) middleware.Sessio
 			}
 		})
 	}
+
+	t.Run("a record without a session id is an error and nothing is kept", func(t *testing.T) {
+		ctx := t.Context()
+		s := newStore(t)
+		mustAdd(t, s, "s:a", f.live("id-1", "alice"))
+		if err := s.Add(ctx, "s:a", f.live("", "alice")); err == nil {
+			t.Error("Add of a record without a session id returned nil, want an error")
+		}
+		got, err := s.Take(ctx, "s:a")
+		if err != nil {
+			t.Fatalf("Take: %v", err)
+		}
+		if diff := compare(got, []middleware.Minted{f.live("id-1", "alice")}); diff != "" {
+			t.Errorf("Take after the refused Add: %s", diff)
+		}
+	})
 
 	t.Run("add racing take loses and duplicates nothing", func(t *testing.T) {
 		testAddTakeRace(t, newStore(t))

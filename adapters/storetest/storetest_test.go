@@ -2,6 +2,9 @@ package storetest_test
 
 import (
 	"context"
+	"errors"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -18,9 +21,13 @@ type mapStore struct {
 }
 
 func (s *mapStore) Add(_ context.Context, key string, m middleware.Minted) error {
+	if m.SessionID == "" {
+		return errors.New("mapStore: record has no session id")
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.m[key] = append(s.m[key], m)
+	recs := slices.DeleteFunc(s.m[key], func(r middleware.Minted) bool { return r.SessionID == m.SessionID })
+	s.m[key] = append(recs, m)
 	return nil
 }
 
@@ -88,5 +95,34 @@ func TestBenchAddToFullKey(t *testing.T) {
 	}
 	if s.dup {
 		t.Error("a session id came again, or out of mint order")
+	}
+}
+
+// TestFillAndBenchAddTake runs the population helper and the Add-and-Take
+// benchmark on mapStore: Fill stores exactly sessions keys of perKey
+// distinct ids, from several workers; BenchAddTake's loops pass on a
+// correct store.
+func TestFillAndBenchAddTake(t *testing.T) {
+	var s *mapStore
+	r := testing.Benchmark(func(b *testing.B) {
+		s = &mapStore{m: make(map[string][]middleware.Minted)}
+		storetest.Fill(b, s, 10, 3, 4)
+		storetest.BenchAddTake(b, s, false)
+		storetest.BenchAddTake(b, s, true)
+	})
+	if r.N == 0 {
+		t.Fatal("the benchmark failed")
+	}
+	ids := map[string]bool{}
+	for key, ms := range s.m {
+		if len(ms) != 3 || !strings.HasPrefix(key, "s:") {
+			t.Errorf("key %q holds %d records, want 3", key, len(ms))
+		}
+		for _, m := range ms {
+			ids[m.SessionID] = true
+		}
+	}
+	if len(s.m) != 10 || len(ids) != 30 {
+		t.Errorf("Fill stored %d keys and %d distinct ids, want 10 and 30", len(s.m), len(ids))
 	}
 }
