@@ -26,6 +26,10 @@ const idlePoll = time.Minute
 //
 //	mux.Handle("POST /logout", kit.Logout(hostLogout))
 //
+// When the ids cannot be read (the Store or the Identity is down) or
+// failed revokes cannot be queued, next still runs, and the failure is
+// logged and counted (ReportLogoutIncomplete, LogoutStepEmbeds).
+//
 // GET and other methods answer 405 with Allow: POST; cross-origin POSTs
 // (a foreign Origin, Sec-Fetch-Site: cross-site) answer 403, both without
 // running next. The revokes run under context.WithoutCancel with their
@@ -34,7 +38,7 @@ const idlePoll = time.Minute
 func (k *Kit) Logout(next http.Handler) http.Handler {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := k.RevokeRequest(w, r); err != nil && !errors.Is(err, ErrNoViewer) {
-			k.cfg.Logger.LogAttrs(r.Context(), slog.LevelError, "embedkit: logout could not revoke embed sessions", slog.String("error", err.Error()))
+			ReportLogoutIncomplete(r.Context(), k.cfg.Logger, k.cfg.Metrics, LogoutStepEmbeds, err)
 		}
 		next.ServeHTTP(w, r)
 	})

@@ -53,6 +53,12 @@
 // the session key, so that Viewer refuses the copy. MemoryRevocations.RevokeSubject ends every cookie
 // session of a subject, for OpenID Connect back-channel logout.
 //
+// Clear expires the cookie before it writes to the list, so logout ends
+// the session in the browser even while the list is down. A record it
+// cannot write is logged to Identity.Logger and counted in
+// Identity.Metrics (middleware.LogoutMetrics: pass the Kit's
+// Config.Metrics), and Clear returns an error wrapping ErrNotRecorded.
+//
 // # Minted session ids
 //
 // Identity.SessionStore returns a middleware.SessionStore that keeps the
