@@ -53,6 +53,12 @@ type Identity struct {
 	// pre-logout cookie no longer logs anyone in. Without it a cookie store
 	// cannot invalidate a cookie before its MaxAge.
 	Revocations Revocations
+	// MaxLifetime, when positive, is the absolute lifetime of a login:
+	// Viewer refuses a session whose viewer was saved by Save longer ago,
+	// however often the cookie was saved again since (each save signs it
+	// anew, for another MaxAge). Zero leaves the cookie's MaxAge, renewed
+	// by every save, as the only bound.
+	MaxLifetime time.Duration
 	// Logger receives a record when Clear could not write the ended login
 	// to Revocations (no session key, only the list's error). Default:
 	// none.
@@ -151,8 +157,8 @@ func (id *Identity) Save(w http.ResponseWriter, r *http.Request, v *middleware.V
 
 // Viewer returns the viewer stored by Save. It returns ErrNoViewer when the
 // session holds none, when the cookie does not decode (tampered, expired,
-// or signed with a retired key), and when Revocations says the session was
-// revoked.
+// or signed with a retired key), when the login is older than
+// MaxLifetime, and when Revocations says the session was revoked.
 func (id *Identity) Viewer(r *http.Request) (*middleware.Viewer, error) {
 	sess, err := id.session(r)
 	if err != nil {
@@ -165,6 +171,9 @@ func (id *Identity) Viewer(r *http.Request) (*middleware.Viewer, error) {
 	v, ok := rec.viewer()
 	if !ok {
 		return nil, middleware.ErrNoViewer
+	}
+	if id.MaxLifetime > 0 && !id.now().Before(time.UnixMilli(rec.Issued).Add(id.MaxLifetime)) {
+		return nil, fmt.Errorf("%w: the login is older than Identity.MaxLifetime", middleware.ErrNoViewer)
 	}
 	if id.Revocations != nil {
 		revoked, err := id.Revocations.Revoked(r.Context(), rec.Subject, rec.SessionKey, time.UnixMilli(rec.Issued))
@@ -181,7 +190,9 @@ func (id *Identity) Viewer(r *http.Request) (*middleware.Viewer, error) {
 // Clear ends the login session. It expires the cookie first (with a
 // server-side store, deletes the record), whatever else fails, so that
 // logout always ends the session in the browser. Then, when Revocations
-// is set, it records the session key as ended (see End for how long). A
+// is set, it records the session key as ended until the cookie's MaxAge
+// from now, when every copy of the cookie, however recently saved, has
+// expired. A
 // record that cannot be written (the list is down) is logged to Logger
 // and counted in Metrics (middleware.ReportLogoutIncomplete, step
 // middleware.LogoutStepLogin), and Clear returns an error wrapping
@@ -216,10 +227,11 @@ func (id *Identity) Clear(w http.ResponseWriter, r *http.Request) error {
 	return saveErr
 }
 
-// End records the request's login session as ended in Revocations, so
-// that a copy of its cookie signs nobody in, and leaves the cookie and the
-// session alone. It is for a new login over an existing one, where the
-// login handler replaces the cookie itself; logout uses Clear. Without
+// End records the request's login session as ended in Revocations, for
+// as long as Clear does, so that a copy of its cookie signs nobody in, and
+// leaves the cookie and the session alone. It is for a new login over an
+// existing one, where the login handler replaces the cookie itself;
+// logout uses Clear. Without
 // Revocations, or when nobody is logged in, it does nothing. A record
 // that cannot be written is returned as an error wrapping ErrNotRecorded.
 func (id *Identity) End(r *http.Request) error {
@@ -243,12 +255,16 @@ func cookieMaxAge(sess *sessions.Session) int {
 	return DefaultMaxAge
 }
 
-// record records the login rec as ended until its cookie expires.
+// record records the login rec as ended until every copy of its cookie
+// has expired: maxAge seconds from now.
 func (id *Identity) record(ctx context.Context, rec storedViewer, maxAge int) error {
 	if id.Revocations == nil || rec.SessionKey == "" {
 		return nil
 	}
-	until := time.UnixMilli(rec.Issued).Add(time.Duration(maxAge) * time.Second)
+	// The cookie is signed again each time its session is saved, so a
+	// copy saved just before now stays valid for maxAge from now: the
+	// login's own time says nothing about its copies.
+	until := id.now().Add(time.Duration(maxAge) * time.Second)
 	if err := id.Revocations.RevokeSession(ctx, rec.SessionKey, until); err != nil {
 		return fmt.Errorf("%w: %w", ErrNotRecorded, err)
 	}

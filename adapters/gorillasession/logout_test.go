@@ -277,3 +277,104 @@ func TestLogoutWhileListDown(t *testing.T) {
 		})
 	}
 }
+
+// fakeClock is a clock tests move by hand.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) set(at time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = at
+}
+
+// TestRevocationOutlivesResavedCookie: a cookie is signed again each time
+// its session is saved, so the record of a logout must outlive a copy
+// saved just before it, and a login older than MaxAge must still be
+// recorded. MaxAge is 3 s; the clock of the identity and the list is
+// moved by hand (securecookie's own check, on the real clock, accepts
+// every copy, as it would accept a copy saved less than MaxAge ago).
+func TestRevocationOutlivesResavedCookie(t *testing.T) {
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) time.Time { return t0.Add(d) }
+	tests := []struct {
+		name          string
+		touch, logout time.Duration // when the session is saved again; when it logs out
+		replay        time.Duration // when the pre-logout copy comes back
+	}{
+		{name: "re-saved at 2.1 s, logged out, copy back at 3.6 s", touch: 2100 * time.Millisecond, logout: 2100 * time.Millisecond, replay: 3600 * time.Millisecond},
+		{name: "re-saved at 2.9 s, logged out at 4 s, copy back at 5.5 s", touch: 2900 * time.Millisecond, logout: 4 * time.Second, replay: 5500 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clock := &fakeClock{now: t0}
+			id, store := newIdentity(t)
+			store.MaxAge(3)
+			id.Now = clock.Now
+			list := gorillasession.NewMemoryRevocations(3 * time.Second)
+			list.Now = clock.Now
+			h := newHost(t, id, store, list)
+			ana := h.client(t)
+			h.do(t, ana, http.MethodPost, "/login?sub=ana")
+			clock.set(at(tt.touch))
+			if resp := h.do(t, ana, http.MethodPost, "/touch"); resp.StatusCode != http.StatusOK {
+				t.Fatalf("touch: %d", resp.StatusCode)
+			}
+			copyOf := *h.sessionCookie(t, ana)
+			clock.set(at(tt.logout))
+			if resp := h.do(t, ana, http.MethodPost, "/logout"); resp.StatusCode != http.StatusSeeOther {
+				t.Fatalf("logout: %d", resp.StatusCode)
+			}
+			clock.set(at(tt.replay))
+			thief := h.client(t)
+			req, _ := http.NewRequest(http.MethodGet, h.srv.URL+"/", nil)
+			thief.Jar.SetCookies(req.URL, []*http.Cookie{{Name: copyOf.Name, Value: copyOf.Value, Path: "/", Secure: true}})
+			if resp := h.do(t, thief, http.MethodGet, "/me"); resp.StatusCode != http.StatusUnauthorized {
+				t.Errorf("the copy saved before logout signs in again at %v", tt.replay)
+			}
+		})
+	}
+}
+
+// TestMaxLifetime: Identity.MaxLifetime bounds a login however often its
+// cookie is saved again.
+func TestMaxLifetime(t *testing.T) {
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name        string
+		maxLifetime time.Duration
+		at          time.Duration
+		want        int
+	}{
+		{"within the lifetime", 5 * time.Second, 4900 * time.Millisecond, http.StatusOK},
+		{"at the lifetime", 5 * time.Second, 5 * time.Second, http.StatusUnauthorized},
+		{"past the lifetime", 5 * time.Second, 6 * time.Second, http.StatusUnauthorized},
+		{"no lifetime", 0, time.Hour, http.StatusOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clock := &fakeClock{now: t0}
+			id, store := newIdentity(t)
+			id.Now, id.MaxLifetime = clock.Now, tt.maxLifetime
+			h := newHost(t, id, store, gorillasession.NewMemoryRevocations(0))
+			ana := h.client(t)
+			h.do(t, ana, http.MethodPost, "/login?sub=ana")
+			for d := time.Second; d < tt.at; d += time.Second {
+				clock.set(t0.Add(d))
+				h.do(t, ana, http.MethodPost, "/touch")
+			}
+			clock.set(t0.Add(tt.at))
+			if resp := h.do(t, ana, http.MethodGet, "/me"); resp.StatusCode != tt.want {
+				t.Errorf("GET /me at %v: %d, want %d", tt.at, resp.StatusCode, tt.want)
+			}
+		})
+	}
+}
