@@ -74,11 +74,18 @@ func (k *Kit) RevokeSessionKey(ctx context.Context, key string) error {
 // host sessions, for OpenID Connect back-channel logout. It needs a store
 // that implements SubjectIndex and returns ErrNoSubjectIndex otherwise.
 // subject is matched as the platform matches externalId: trimmed and
-// lower-cased (embedkit.NormalizeExternalID).
+// lower-cased (embedkit.NormalizeExternalID). A subject that changes
+// beyond ASCII under that (embedkit.ExternalIDCaseSafe) is refused with
+// an error: it could name another user, and the kit mints for none.
 func (k *Kit) RevokeSubject(ctx context.Context, subject string) error {
 	si, ok := k.cfg.Store.(SubjectIndex)
 	if !ok {
 		return ErrNoSubjectIndex
+	}
+	if !embedkit.ExternalIDCaseSafe(subject) {
+		// Normalised, it could name another user (the Kelvin sign U+212A
+		// becomes "k"); the kit never minted for such a subject.
+		return errors.New("middleware: RevokeSubject: subject changes under lower-casing beyond ASCII letters (embedkit.ExternalIDCaseSafe), so it names no viewer the kit minted for")
 	}
 	// Records carry the subject as the platform's externalId does,
 	// normalised, so "Alice" and "alice", one platform user, are one
