@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -175,6 +176,36 @@ func NormalizeExternalID(s string) string {
 	return strings.ToLower(strings.TrimSpace(s))
 }
 
+// asciiSpace is the white space ExternalIDCaseSafe lets
+// NormalizeExternalID trim.
+const asciiSpace = " \t\n\v\f\r"
+
+// ExternalIDCaseSafe reports whether NormalizeExternalID changes s in
+// ASCII only: white space (space, tab, CR, LF, VT, FF) at its ends and the
+// letters A-Z. For such ids the mapping is injective up to ASCII case and
+// those spaces: two that normalise alike differ in nothing else. Any other
+// change would make two users one on the platform: lower-casing turns the
+// Kelvin sign U+212A into "k", so "\u212Aate" would sign in as "kate";
+// the Angstrom sign U+212B, capital I with dot U+0130 and any other
+// upper-case letter outside ASCII are refused alike, and so is non-ASCII
+// white space at an end (a no-break space). GenerateSessionRequest.Validate
+// refuses an externalId for which it is false, and the kit's Policy and
+// Kit.RevokeSubject refuse such a subject. Characters that lower-casing
+// leaves alone (Cyrillic "а", dotless "ı", fullwidth "ａ") are kept as
+// they are: different strings, different users.
+func ExternalIDCaseSafe(s string) bool {
+	t := strings.Trim(s, asciiSpace)
+	if strings.TrimSpace(t) != t {
+		return false
+	}
+	for _, r := range t {
+		if r >= utf8.RuneSelf && unicode.ToLower(r) != r {
+			return false
+		}
+	}
+	return true
+}
+
 // Validate reports every rule of the generate-session request that r
 // breaks, in one *ValidationError with Op "generate-session" (errors.Is
 // matches ErrInvalidRequest); it returns nil for a valid request. It checks
@@ -188,7 +219,8 @@ func NormalizeExternalID(s string) string {
 //   - deploymentId is required and positive.
 //   - Exactly one of externalId or internalId. Each is valid UTF-8 without
 //     control characters and at most MaxIDLength characters; externalId
-//     must not be blank once trimmed.
+//     must not be blank once trimmed, and normalising it may change it in
+//     ASCII only (ExternalIDCaseSafe).
 //   - With internalId, groups, userAttributes, groupDefinitions,
 //     userAttributeDefinitions, securityContext and userProfile are not
 //     allowed. email is allowed only with externalId and must be a bare
@@ -434,16 +466,17 @@ func (c *Client) GenerateSession(ctx context.Context, req *GenerateSessionReques
 	if req == nil {
 		return nil, &ValidationError{Op: "generate-session", Problems: []FieldError{{Field: "deploymentId", Rule: "is required"}}}
 	}
-	// The caller's request is never changed: it is copied when its
-	// external id needs normalising.
+	// Validate checks the id as given (a change beyond ASCII case is
+	// refused there) in its normalised form. The caller's request is never
+	// changed: it is copied when its external id needs normalising.
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
 	send := req
 	if id := NormalizeExternalID(req.ExternalID); id != req.ExternalID {
 		cp := *req
 		cp.ExternalID = id
 		send = &cp
-	}
-	if err := send.Validate(); err != nil {
-		return nil, err
 	}
 	const path = "/api/v1/embed/generate-session"
 	return fetch(ctx, c, http.MethodPost, path, send, call{template: path, secretResponse: true}, func(body []byte) (*Session, error) {

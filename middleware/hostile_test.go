@@ -165,6 +165,22 @@ func TestHostileViewerData(t *testing.T) {
 					t.Errorf("externalId %q, want the look-alike passed through as is", req.ExternalID)
 				}
 			}},
+		{name: "subject with the Kelvin sign is refused, not merged into kate", viewer: middleware.Viewer{Subject: "\u212Aate"},
+			wantStatus: http.StatusInternalServerError, wantLog: "externalId: must change under trimming and lower-casing in ASCII only"},
+		{name: "subject with the Angstrom sign is refused", viewer: middleware.Viewer{Subject: "\u212Bsa"},
+			wantStatus: http.StatusInternalServerError, wantLog: "U+212A"},
+		{name: "subject with a capital I with dot is refused", viewer: middleware.Viewer{Subject: "\u0130van"},
+			wantStatus: http.StatusInternalServerError, wantLog: "externalId"},
+		{name: "subject with a non-ASCII capital is refused", viewer: middleware.Viewer{Subject: "\u00c9lodie"},
+			wantStatus: http.StatusInternalServerError, wantLog: "externalId"},
+		{name: "subject ending in a no-break space is refused", viewer: middleware.Viewer{Subject: "kate\u00a0"},
+			wantStatus: http.StatusInternalServerError, wantLog: "externalId"},
+		{name: "subject in ASCII capitals is lower-cased", viewer: middleware.Viewer{Subject: " KATE\t"},
+			wantStatus: http.StatusSeeOther, check: func(t *testing.T, req *embedkit.GenerateSessionRequest) {
+				if req.ExternalID != "kate" {
+					t.Errorf("externalId %q, want kate", req.ExternalID)
+				}
+			}},
 		{name: "picture javascript: URL", viewer: middleware.Viewer{Subject: "ana", DisplayName: "Ana", Picture: "javascript:alert(document.cookie)"},
 			wantStatus: http.StatusSeeOther, check: noPicture},
 		{name: "picture relative URL", viewer: middleware.Viewer{Subject: "ana", DisplayName: "Ana", Picture: "/avatars/ana.png"},

@@ -26,6 +26,10 @@ const idlePoll = time.Minute
 //
 //	mux.Handle("POST /logout", kit.Logout(hostLogout))
 //
+// When the ids cannot be read (the Store or the Identity is down) or
+// failed revokes cannot be queued, next still runs, and the failure is
+// logged and counted (ReportLogoutIncomplete, LogoutStepEmbeds).
+//
 // GET and other methods answer 405 with Allow: POST; cross-origin POSTs
 // (a foreign Origin, Sec-Fetch-Site: cross-site) answer 403, both without
 // running next. The revokes run under context.WithoutCancel with their
@@ -34,7 +38,7 @@ const idlePoll = time.Minute
 func (k *Kit) Logout(next http.Handler) http.Handler {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := k.RevokeRequest(w, r); err != nil && !errors.Is(err, ErrNoViewer) {
-			k.cfg.Logger.LogAttrs(r.Context(), slog.LevelError, "embedkit: logout could not revoke embed sessions", slog.String("error", err.Error()))
+			ReportLogoutIncomplete(r.Context(), k.cfg.Logger, k.cfg.Metrics, LogoutStepEmbeds, err)
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -70,11 +74,18 @@ func (k *Kit) RevokeSessionKey(ctx context.Context, key string) error {
 // host sessions, for OpenID Connect back-channel logout. It needs a store
 // that implements SubjectIndex and returns ErrNoSubjectIndex otherwise.
 // subject is matched as the platform matches externalId: trimmed and
-// lower-cased (embedkit.NormalizeExternalID).
+// lower-cased (embedkit.NormalizeExternalID). A subject that changes
+// beyond ASCII under that (embedkit.ExternalIDCaseSafe) is refused with
+// an error: it could name another user, and the kit mints for none.
 func (k *Kit) RevokeSubject(ctx context.Context, subject string) error {
 	si, ok := k.cfg.Store.(SubjectIndex)
 	if !ok {
 		return ErrNoSubjectIndex
+	}
+	if !embedkit.ExternalIDCaseSafe(subject) {
+		// Normalised, it could name another user (the Kelvin sign U+212A
+		// becomes "k"); the kit never minted for such a subject.
+		return errors.New("middleware: RevokeSubject: subject changes under lower-casing beyond ASCII letters (embedkit.ExternalIDCaseSafe), so it names no viewer the kit minted for")
 	}
 	// Records carry the subject as the platform's externalId does,
 	// normalised, so "Alice" and "alice", one platform user, are one

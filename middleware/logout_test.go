@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -327,5 +328,24 @@ func TestRevokeSubjectNormalises(t *testing.T) {
 	want := slices.Sorted(slices.Values(minted[:2]))
 	if !slices.Equal(revoked, want) {
 		t.Errorf("revoked %v, want both of alice's sessions %v and none of bob's", revoked, want)
+	}
+}
+
+// TestRevokeSubjectRefusesCaseFolding: lower-cased, "\u212Aate" (Kelvin
+// sign) is "kate"; a back-channel logout naming it must not end kate's
+// sessions.
+func TestRevokeSubjectRefusesCaseFolding(t *testing.T) {
+	tk := newTestKit(t, nil)
+	r := request(http.MethodGet, "/embed/frame/sales", "kate")
+	r.Header.Set("X-Session", "hs-1")
+	if w := serve(tk.FrameHandler(), r); w.Code != http.StatusSeeOther {
+		t.Fatalf("mint for kate: status %d", w.Code)
+	}
+	err := tk.RevokeSubject(context.Background(), "\u212Aate")
+	if err == nil || !strings.Contains(err.Error(), "ExternalIDCaseSafe") {
+		t.Errorf("RevokeSubject(Kelvin sign + ate) = %v, want a refusal naming ExternalIDCaseSafe", err)
+	}
+	if revoked := tk.platform.revokedIDs(); len(revoked) != 0 {
+		t.Errorf("kate's sessions %v were revoked for another subject", revoked)
 	}
 }

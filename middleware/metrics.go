@@ -2,6 +2,7 @@ package middleware
 
 import (
 	"context"
+	"log/slog"
 	"time"
 )
 
@@ -99,3 +100,56 @@ func (nopTracer) Start(ctx context.Context, _ Operation) (context.Context, Span)
 type nopSpan struct{}
 
 func (nopSpan) End(Outcome, error) {}
+
+// LogoutStep names the part of a logout that could not be recorded on the
+// server, as reported to LogoutMetrics and logs.
+type LogoutStep string
+
+// The logout steps.
+const (
+	// LogoutStepEmbeds: the embed session ids minted for the host session
+	// could not be read from the Store (or the viewer could not be read,
+	// or failed revokes could not be queued), so some were neither
+	// revoked nor queued. They live until they expire on the platform
+	// (at most 24 hours).
+	LogoutStepEmbeds LogoutStep = "embeds"
+	// LogoutStepLogin: the ended login could not be recorded in the list
+	// of ended logins (gorillasession.Revocations). The browser's cookie
+	// was expired, but a copy taken before logout still signs in until
+	// it expires.
+	LogoutStepLogin LogoutStep = "login"
+)
+
+// LogoutMetrics is an optional extension of Metrics, found by type
+// assertion: a Metrics that implements it counts logouts that ended the
+// session in the browser but could not record a step on the server. The
+// Prometheus and OpenTelemetry adapters implement it.
+type LogoutMetrics interface {
+	// LogoutIncomplete reports one logout whose step could not be
+	// recorded.
+	LogoutIncomplete(step LogoutStep)
+}
+
+// ReportLogoutIncomplete logs, at error level, that step of a logout
+// could not be recorded, with err's message, and counts it when m
+// implements LogoutMetrics. logger and m may be nil. The kit's Logout
+// calls it for LogoutStepEmbeds; gorillasession.Identity.Clear for
+// LogoutStepLogin. err must hold no secret (the kit's and the stores'
+// errors hold none).
+func ReportLogoutIncomplete(ctx context.Context, logger *slog.Logger, m Metrics, step LogoutStep, err error) {
+	if logger != nil {
+		logger.LogAttrs(ctx, slog.LevelError, "embedkit: logout ended the session in the browser but could not record it on the server",
+			slog.String("step", string(step)), slog.String("error", errString(err)))
+	}
+	if lm, ok := m.(LogoutMetrics); ok {
+		lm.LogoutIncomplete(step)
+	}
+}
+
+// errString is err's message, or "" for nil.
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}

@@ -158,6 +158,12 @@ func (p *Policy) build(r *http.Request, v *Viewer, t Target) (*embedkit.Generate
 		ExternalID:   embedkit.NormalizeExternalID(v.Subject),
 		BranchName:   p.BranchName,
 	}
+	if !embedkit.ExternalIDCaseSafe(v.Subject) {
+		// Left as given, for validation to refuse by name: lower-cased
+		// it could be another user's id (the Kelvin sign U+212A becomes
+		// "k").
+		req.ExternalID = v.Subject
+	}
 	// An email or picture the platform would refuse is left out, never
 	// sent to fail validation: the viewer is minted without it.
 	if email := strings.TrimSpace(v.Email); !p.OmitEmail && embedkit.IsEmailAddress(email) {

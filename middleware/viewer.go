@@ -10,7 +10,11 @@ import (
 // request body or query string.
 type Viewer struct {
 	// Subject is the stable identifier of the user at the host. The Policy
-	// derives the platform externalId from it (trimmed, lower-cased).
+	// derives the platform externalId from it (trimmed, lower-cased). A
+	// subject that this changes beyond ASCII white space and the letters
+	// A-Z (the Kelvin sign U+212A, "É") is refused, never minted for:
+	// lower-cased, it could be another user's externalId
+	// (embedkit.ExternalIDCaseSafe).
 	Subject string
 	// SessionKey identifies the host's login session: stable while the user
 	// stays logged in, new at each login. Session ids minted for the viewer

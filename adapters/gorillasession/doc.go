@@ -50,8 +50,18 @@
 // stays valid until its MaxAge. Set Identity.Revocations (MemoryRevocations
 // for one instance that never restarts; redisstore.Revocations for several
 // instances, or for logout that must survive a restart) and Clear records
-// the session key, so that Viewer refuses the copy. MemoryRevocations.RevokeSubject ends every cookie
+// the session key, so that Viewer refuses the copy. The record is kept
+// until MaxAge from the logout, since every save of the session signs the
+// cookie anew and a copy saved just before logout lives that long.
+// Identity.MaxLifetime bounds a login absolutely, however often its
+// cookie is saved again. MemoryRevocations.RevokeSubject ends every cookie
 // session of a subject, for OpenID Connect back-channel logout.
+//
+// Clear expires the cookie before it writes to the list, so logout ends
+// the session in the browser even while the list is down. A record it
+// cannot write is logged to Identity.Logger and counted in
+// Identity.Metrics (middleware.LogoutMetrics: pass the Kit's
+// Config.Metrics), and Clear returns an error wrapping ErrNotRecorded.
 //
 // # Minted session ids
 //

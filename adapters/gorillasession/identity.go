@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -33,6 +34,11 @@ const MaxCookieBytes = 4096
 // claims; the session is left as it was.
 var ErrCookieTooLarge = errors.New("gorillasession: session cookie too large")
 
+// ErrNotRecorded is returned (wrapped, with the list's error) by Clear and
+// End when the ended login could not be written to Revocations. Clear has
+// expired the cookie anyway, and has logged and counted the failure.
+var ErrNotRecorded = errors.New("gorillasession: the ended login could not be recorded")
+
 // Identity keeps the viewer in the host's gorilla session: the login handler
 // calls Save, the kit calls Viewer on every request, logout calls Clear. It
 // is safe for concurrent use.
@@ -47,6 +53,21 @@ type Identity struct {
 	// pre-logout cookie no longer logs anyone in. Without it a cookie store
 	// cannot invalidate a cookie before its MaxAge.
 	Revocations Revocations
+	// MaxLifetime, when positive, is the absolute lifetime of a login:
+	// Viewer refuses a session whose viewer was saved by Save longer ago,
+	// however often the cookie was saved again since (each save signs it
+	// anew, for another MaxAge). Zero leaves the cookie's MaxAge, renewed
+	// by every save, as the only bound.
+	MaxLifetime time.Duration
+	// Logger receives a record when Clear could not write the ended login
+	// to Revocations (no session key, only the list's error). Default:
+	// none.
+	Logger *slog.Logger
+	// Metrics counts the logouts Clear could not record, when it
+	// implements middleware.LogoutMetrics (the kit's Prometheus and
+	// OpenTelemetry adapters do). Pass the Kit's Config.Metrics. Default:
+	// none.
+	Metrics middleware.Metrics
 }
 
 var _ middleware.Identity = (*Identity)(nil)
@@ -136,8 +157,8 @@ func (id *Identity) Save(w http.ResponseWriter, r *http.Request, v *middleware.V
 
 // Viewer returns the viewer stored by Save. It returns ErrNoViewer when the
 // session holds none, when the cookie does not decode (tampered, expired,
-// or signed with a retired key), and when Revocations says the session was
-// revoked.
+// or signed with a retired key), when the login is older than
+// MaxLifetime, and when Revocations says the session was revoked.
 func (id *Identity) Viewer(r *http.Request) (*middleware.Viewer, error) {
 	sess, err := id.session(r)
 	if err != nil {
@@ -151,6 +172,9 @@ func (id *Identity) Viewer(r *http.Request) (*middleware.Viewer, error) {
 	if !ok {
 		return nil, middleware.ErrNoViewer
 	}
+	if id.MaxLifetime > 0 && !id.now().Before(time.UnixMilli(rec.Issued).Add(id.MaxLifetime)) {
+		return nil, fmt.Errorf("%w: the login is older than Identity.MaxLifetime", middleware.ErrNoViewer)
+	}
 	if id.Revocations != nil {
 		revoked, err := id.Revocations.Revoked(r.Context(), rec.Subject, rec.SessionKey, time.UnixMilli(rec.Issued))
 		if err != nil {
@@ -163,19 +187,28 @@ func (id *Identity) Viewer(r *http.Request) (*middleware.Viewer, error) {
 	return v, nil
 }
 
-// Clear ends the login session: it expires the cookie (with a server-side
-// store, deletes the record) and, when Revocations is set, records the
-// session key as revoked until the cookie would have expired. Minted
-// session ids kept in the session go with it, so take them for revocation
-// first (the kit's logout does).
+// Clear ends the login session. It expires the cookie first (with a
+// server-side store, deletes the record), whatever else fails, so that
+// logout always ends the session in the browser. Then, when Revocations
+// is set, it records the session key as ended until the cookie's MaxAge
+// from now, when every copy of the cookie, however recently saved, has
+// expired. A
+// record that cannot be written (the list is down) is logged to Logger
+// and counted in Metrics (middleware.ReportLogoutIncomplete, step
+// middleware.LogoutStepLogin), and Clear returns an error wrapping
+// ErrNotRecorded: the cookie is gone, but a copy taken before logout
+// signs in until it expires. Minted session ids kept in the session go
+// with it, so take them for revocation first (the kit's logout does).
 func (id *Identity) Clear(w http.ResponseWriter, r *http.Request) error {
 	sess, err := id.session(r)
 	if err != nil {
+		// The store cannot read the session (a server-side store that
+		// is down): at least tell the browser to drop its cookie.
+		http.SetCookie(w, &http.Cookie{Name: id.name, Path: "/", MaxAge: -1, HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode})
 		return err
 	}
-	if err := id.end(r, sess); err != nil {
-		return err
-	}
+	rec, hasViewer := storedViewerOf(sess)
+	maxAge := cookieMaxAge(sess)
 	sess.Values = map[any]any{}
 	if sess.Options == nil {
 		sess.Options = &sessions.Options{Path: "/"}
@@ -183,35 +216,57 @@ func (id *Identity) Clear(w http.ResponseWriter, r *http.Request) error {
 	opts := *sess.Options
 	opts.MaxAge = -1
 	sess.Options = &opts
-	return saveBounded(w, r, sess)
+	saveErr := saveBounded(w, r, sess)
+	if !hasViewer {
+		return saveErr
+	}
+	if err := id.record(r.Context(), rec, maxAge); err != nil {
+		middleware.ReportLogoutIncomplete(r.Context(), id.Logger, id.Metrics, middleware.LogoutStepLogin, err)
+		return errors.Join(saveErr, err)
+	}
+	return saveErr
 }
 
-// End records the request's login session as ended in Revocations, so
-// that a copy of its cookie signs nobody in, and leaves the cookie and the
-// session alone. It is for a new login over an existing one, where the
-// login handler replaces the cookie itself; logout uses Clear. Without
-// Revocations, or when nobody is logged in, it does nothing.
+// End records the request's login session as ended in Revocations, for
+// as long as Clear does, so that a copy of its cookie signs nobody in, and
+// leaves the cookie and the session alone. It is for a new login over an
+// existing one, where the login handler replaces the cookie itself;
+// logout uses Clear. Without
+// Revocations, or when nobody is logged in, it does nothing. A record
+// that cannot be written is returned as an error wrapping ErrNotRecorded.
 func (id *Identity) End(r *http.Request) error {
 	sess, err := id.session(r)
 	if err != nil {
 		return err
 	}
-	return id.end(r, sess)
-}
-
-// end records sess's login as ended until its cookie expires.
-func (id *Identity) end(r *http.Request, sess *sessions.Session) error {
 	rec, ok := storedViewerOf(sess)
-	if !ok || id.Revocations == nil || rec.SessionKey == "" {
+	if !ok {
 		return nil
 	}
-	maxAge := DefaultMaxAge
+	return id.record(r.Context(), rec, cookieMaxAge(sess))
+}
+
+// cookieMaxAge is the MaxAge, in seconds, of sess's cookie: its options',
+// else DefaultMaxAge.
+func cookieMaxAge(sess *sessions.Session) int {
 	if sess.Options != nil && sess.Options.MaxAge > 0 {
-		maxAge = sess.Options.MaxAge
+		return sess.Options.MaxAge
 	}
-	until := time.UnixMilli(rec.Issued).Add(time.Duration(maxAge) * time.Second)
-	if err := id.Revocations.RevokeSession(r.Context(), rec.SessionKey, until); err != nil {
-		return fmt.Errorf("gorillasession: revoking session: %w", err)
+	return DefaultMaxAge
+}
+
+// record records the login rec as ended until every copy of its cookie
+// has expired: maxAge seconds from now.
+func (id *Identity) record(ctx context.Context, rec storedViewer, maxAge int) error {
+	if id.Revocations == nil || rec.SessionKey == "" {
+		return nil
+	}
+	// The cookie is signed again each time its session is saved, so a
+	// copy saved just before now stays valid for maxAge from now: the
+	// login's own time says nothing about its copies.
+	until := id.now().Add(time.Duration(maxAge) * time.Second)
+	if err := id.Revocations.RevokeSession(ctx, rec.SessionKey, until); err != nil {
+		return fmt.Errorf("%w: %w", ErrNotRecorded, err)
 	}
 	return nil
 }

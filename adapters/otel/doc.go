@@ -29,13 +29,19 @@
 // # Metrics
 //
 // Names and units follow the OpenTelemetry semantic conventions; every
-// counter and histogram has the attribute OutcomeKey ("embedkit.outcome").
+// counter and histogram of mints and revokes has the attribute OutcomeKey ("embedkit.outcome").
 //
 //	embedkit.mints                counter    {mint}     mints the Policy accepted, by outcome
 //	embedkit.mint.duration        histogram  s          the generate-session call, retries included
 //	embedkit.revokes              counter    {revoke}   revoke attempts of one session id, by outcome
 //	embedkit.revoke.duration      histogram  s          the revoke call, retries included
 //	embedkit.revoke.queue.length  gauge      {session}  ids waiting in the revoke retry queue
+//	embedkit.logouts.incomplete   counter    {logout}   logouts that could not record a step on the server, by StepKey
+//
+// The last one (middleware.LogoutMetrics) carries StepKey
+// ("embedkit.logout.step") instead of the outcome: embeds (the embed
+// session ids could not be read or queued) or login (the ended login
+// could not be written to the list of ended logins).
 //
 // The histograms record only calls that reached the platform client: the
 // kit reports zero latency for a mint the Policy refused or validation

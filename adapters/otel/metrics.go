@@ -35,7 +35,15 @@ const (
 	// MetricRevokeQueueLength is the number of session ids waiting in the
 	// revoke retry queue, as last reported. Int64Gauge, unit "{session}".
 	MetricRevokeQueueLength = "embedkit.revoke.queue.length"
+	// MetricLogoutsIncomplete counts logouts that ended the session in the
+	// browser but could not record a step on the server, by StepKey.
+	// Int64Counter, unit "{logout}".
+	MetricLogoutsIncomplete = "embedkit.logouts.incomplete"
 )
+
+// StepKey is the attribute that carries a middleware.LogoutStep
+// ("embeds", "login") on MetricLogoutsIncomplete.
+const StepKey = attribute.Key("embedkit.logout.step")
 
 // OutcomeKey is the attribute that carries a middleware.Outcome ("ok",
 // "denied", "invalid", "unavailable", "error", "queued", "expired") on the
@@ -74,10 +82,14 @@ type Metrics struct {
 	mintDuration   metric.Float64Histogram
 	revokeDuration metric.Float64Histogram
 	revokeQueue    metric.Int64Gauge
+	logouts        metric.Int64Counter
 	byOutcome      map[middleware.Outcome]measurement // read-only after NewMetrics
 }
 
-var _ middleware.Metrics = (*Metrics)(nil)
+var (
+	_ middleware.Metrics       = (*Metrics)(nil)
+	_ middleware.LogoutMetrics = (*Metrics)(nil)
+)
 
 // measurement holds the ready-made options of one outcome.
 type measurement struct {
@@ -134,6 +146,10 @@ func NewMetrics(opts ...Option) (*Metrics, error) {
 		metric.WithUnit("{session}"),
 		metric.WithDescription("Session ids waiting in the revoke retry queue, as last reported."))
 	check(MetricRevokeQueueLength, err)
+	m.logouts, err = meter.Int64Counter(MetricLogoutsIncomplete,
+		metric.WithUnit("{logout}"),
+		metric.WithDescription("Logouts that ended the session in the browser but could not record a step on the server, by step."))
+	check(MetricLogoutsIncomplete, err)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
@@ -183,4 +199,10 @@ func (m *Metrics) Revoke(outcome middleware.Outcome, latency time.Duration) {
 // aggregate the gauge across instances with max, not sum.
 func (m *Metrics) RevokeQueueDepth(n int) {
 	m.revokeQueue.Record(context.Background(), int64(n))
+}
+
+// LogoutIncomplete counts one logout under MetricLogoutsIncomplete whose
+// step could not be recorded on the server, for middleware.LogoutMetrics.
+func (m *Metrics) LogoutIncomplete(step middleware.LogoutStep) {
+	m.logouts.Add(context.Background(), 1, metric.WithAttributes(StepKey.String(string(step))))
 }

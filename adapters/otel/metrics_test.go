@@ -123,6 +123,7 @@ func TestMetricsInstruments(t *testing.T) {
 	m.Mint(middleware.OutcomeOK, time.Millisecond)
 	m.Revoke(middleware.OutcomeOK, time.Millisecond)
 	m.RevokeQueueDepth(0)
+	m.LogoutIncomplete(middleware.LogoutStepLogin)
 	got := collect(t, reader)
 
 	tests := []struct {
@@ -135,6 +136,7 @@ func TestMetricsInstruments(t *testing.T) {
 		{MetricRevokes, "{revoke}", metricdata.Sum[int64]{}},
 		{MetricRevokeDuration, "s", metricdata.Histogram[float64]{}},
 		{MetricRevokeQueueLength, "{session}", metricdata.Gauge[int64]{}},
+		{MetricLogoutsIncomplete, "{logout}", metricdata.Sum[int64]{}},
 	}
 	if len(got) != len(tests) {
 		t.Errorf("collected %d metrics, want %d", len(got), len(tests))
@@ -330,6 +332,32 @@ func TestMetricsRevokeQueueLength(t *testing.T) {
 				t.Errorf("attributes %v, want none", dp.Attributes.ToSlice())
 			}
 		})
+	}
+}
+
+func TestMetricsLogoutIncomplete(t *testing.T) {
+	m, reader := setupMetrics(t)
+	m.LogoutIncomplete(middleware.LogoutStepLogin)
+	m.LogoutIncomplete(middleware.LogoutStepLogin)
+	m.LogoutIncomplete(middleware.LogoutStepEmbeds)
+	md, ok := collect(t, reader)[MetricLogoutsIncomplete]
+	if !ok {
+		t.Fatalf("%s not collected", MetricLogoutsIncomplete)
+	}
+	sum, ok := md.Data.(metricdata.Sum[int64])
+	if !ok || !sum.IsMonotonic {
+		t.Fatalf("data %T, want a monotonic metricdata.Sum[int64]", md.Data)
+	}
+	got := map[string]int64{}
+	for _, dp := range sum.DataPoints {
+		v, ok := dp.Attributes.Value(StepKey)
+		if !ok || dp.Attributes.Len() != 1 {
+			t.Fatalf("attributes %v, want only %s", dp.Attributes.ToSlice(), StepKey)
+		}
+		got[v.AsString()] += dp.Value
+	}
+	if got["login"] != 2 || got["embeds"] != 1 || len(got) != 2 {
+		t.Errorf("logouts by step %v, want login 2, embeds 1", got)
 	}
 }
 

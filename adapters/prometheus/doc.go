@@ -53,6 +53,14 @@
 //	embedkit_revokes_total{outcome}           counter    revoke attempts of one session id each
 //	embedkit_revoke_duration_seconds{outcome} histogram  the revoke call, the client's retries included
 //	embedkit_revoke_queue_depth               gauge      session ids waiting in the revoke retry queue
+//	embedkit_logouts_incomplete_total{step}   counter    logouts that ended the session in the browser but could not record a step on the server
+//
+// The step label of the last one (StepLabel) is a middleware.LogoutStep:
+// embeds (the embed session ids could not be read or queued, so they
+// live until they expire) or login (the ended login could not be written
+// to the list of ended logins, so a copy of the cookie taken before
+// logout still signs in until it expires). Both start at zero; alert on
+// any increase.
 //
 // Outcomes of a mint: ok; denied (the Policy or the platform refused);
 // invalid (the request failed validation and was not sent); unavailable

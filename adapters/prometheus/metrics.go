@@ -1,6 +1,7 @@
 package prometheus
 
 import (
+	"slices"
 	"time"
 
 	prom "github.com/prometheus/client_golang/prometheus"
@@ -86,12 +87,22 @@ func outcomeLabel(o middleware.Outcome) string {
 type Metrics struct {
 	mint, revoke operation
 	queueDepth   prom.Gauge
+	logouts      *prom.CounterVec
 }
 
 var (
-	_ middleware.Metrics = (*Metrics)(nil)
-	_ prom.Collector     = (*Metrics)(nil)
+	_ middleware.Metrics       = (*Metrics)(nil)
+	_ middleware.LogoutMetrics = (*Metrics)(nil)
+	_ prom.Collector           = (*Metrics)(nil)
 )
+
+// StepLabel is the label of logouts_incomplete_total: the
+// middleware.LogoutStep that could not be recorded ("embeds", "login"), or
+// OutcomeOther.
+const StepLabel = "step"
+
+// logoutSteps are the steps whose series New creates at zero.
+var logoutSteps = []middleware.LogoutStep{middleware.LogoutStepEmbeds, middleware.LogoutStepLogin}
 
 // operation is the counter and the histogram of one kind of attempt.
 type operation struct {
@@ -127,6 +138,15 @@ func New(opts ...Option) *Metrics {
 			Help:        "Session ids waiting in the revoke retry queue, as last reported by the kit.",
 			ConstLabels: c.constLabels,
 		}),
+		logouts: prom.NewCounterVec(prom.CounterOpts{
+			Namespace:   c.namespace,
+			Name:        "logouts_incomplete_total",
+			Help:        "Logouts that ended the session in the browser but could not record a step on the server, by step.",
+			ConstLabels: c.constLabels,
+		}, []string{StepLabel}),
+	}
+	for _, s := range logoutSteps {
+		m.logouts.WithLabelValues(string(s))
 	}
 	return m
 }
@@ -202,7 +222,17 @@ func (m *Metrics) RevokeQueueDepth(n int) {
 	m.queueDepth.Set(float64(n))
 }
 
-// Describe sends the descriptors of the five metrics, for
+// LogoutIncomplete counts one logout under logouts_incomplete_total whose
+// step could not be recorded on the server, for middleware.LogoutMetrics.
+func (m *Metrics) LogoutIncomplete(step middleware.LogoutStep) {
+	label := OutcomeOther
+	if slices.Contains(logoutSteps, step) {
+		label = string(step)
+	}
+	m.logouts.WithLabelValues(label).Inc()
+}
+
+// Describe sends the descriptors of the six metrics, for
 // prometheus.Collector.
 func (m *Metrics) Describe(ch chan<- *prom.Desc) {
 	m.mint.total.Describe(ch)
@@ -210,9 +240,10 @@ func (m *Metrics) Describe(ch chan<- *prom.Desc) {
 	m.revoke.total.Describe(ch)
 	m.revoke.duration.Describe(ch)
 	m.queueDepth.Describe(ch)
+	m.logouts.Describe(ch)
 }
 
-// Collect sends the current values of the five metrics, for
+// Collect sends the current values of the six metrics, for
 // prometheus.Collector. It runs concurrently with Mint and Revoke without
 // holding them up.
 func (m *Metrics) Collect(ch chan<- prom.Metric) {
@@ -221,4 +252,5 @@ func (m *Metrics) Collect(ch chan<- prom.Metric) {
 	m.revoke.total.Collect(ch)
 	m.revoke.duration.Collect(ch)
 	m.queueDepth.Collect(ch)
+	m.logouts.Collect(ch)
 }

@@ -198,8 +198,8 @@ func TestLint(t *testing.T) {
 	for _, p := range problems {
 		t.Errorf("lint: %s: %s", p.Metric, p.Text)
 	}
-	if n := testutil.CollectAndCount(m); n != 2*8+2*8+1 {
-		t.Errorf("%d series in all, want 33: eight outcomes per counter and histogram, and the gauge", n)
+	if n := testutil.CollectAndCount(m); n != 2*8+2*8+1+2 {
+		t.Errorf("%d series in all, want 35: eight outcomes per counter and histogram, the gauge and two logout steps", n)
 	}
 }
 
@@ -427,4 +427,22 @@ func BenchmarkMint(b *testing.B) {
 			m.Mint(middleware.OutcomeOK, 20*time.Millisecond)
 		}
 	})
+}
+
+func TestLogoutIncomplete(t *testing.T) {
+	const help = "# HELP embedkit_logouts_incomplete_total Logouts that ended the session in the browser but could not record a step on the server, by step.\n# TYPE embedkit_logouts_incomplete_total counter\n"
+	m := ekprom.New()
+	compare(t, m, help+`
+embedkit_logouts_incomplete_total{step="embeds"} 0
+embedkit_logouts_incomplete_total{step="login"} 0
+`, "embedkit_logouts_incomplete_total")
+	m.LogoutIncomplete(middleware.LogoutStepLogin)
+	m.LogoutIncomplete(middleware.LogoutStepLogin)
+	m.LogoutIncomplete(middleware.LogoutStepEmbeds)
+	m.LogoutIncomplete("made-up")
+	compare(t, m, help+`
+embedkit_logouts_incomplete_total{step="embeds"} 1
+embedkit_logouts_incomplete_total{step="login"} 2
+embedkit_logouts_incomplete_total{step="other"} 1
+`, "embedkit_logouts_incomplete_total")
 }

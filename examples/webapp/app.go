@@ -119,6 +119,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	}
 	a.identity = gorillasession.New(a.store, a.sessionName)
 	a.identity.Now = cfg.Now
+	a.identity.Logger, a.identity.Metrics = cfg.Logger, cfg.Metrics
 	a.csrfKey = deriveKey(cfg.SessionKeys[0], "ledgerly csrf token key v1")
 	a.mapping = oidcclaims.Mapping{
 		SessionKey:  oidcclaims.Off, // the login's own random key is used instead

@@ -10,6 +10,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"github.com/embedkit/embedkit/adapters/gorillasession"
 	"github.com/embedkit/embedkit/middleware"
 	"github.com/embedkit/embedkit/web/templates"
 )
@@ -280,7 +281,11 @@ func (a *App) logout(w http.ResponseWriter, r *http.Request) {
 	v, err := a.viewer(r)
 	if err != nil {
 		if !errors.Is(err, middleware.ErrNoViewer) {
-			a.log.Error("webapp: reading the session at sign-out", "err", err)
+			// The session cannot be read (the list of ended logins is
+			// down): the kit reports the embeds it cannot revoke, and
+			// the cookie is expired all the same.
+			a.kit.Logout(http.HandlerFunc(a.endSession)).ServeHTTP(w, r)
+			return
 		}
 		// Nobody to sign out: make sure the cookie is gone.
 		if cerr := a.identity.Clear(w, r); cerr != nil {
@@ -313,7 +318,9 @@ func (a *App) endSession(w http.ResponseWriter, r *http.Request) {
 			a.log.Warn("webapp: reading the logout hint", "err", err)
 		}
 	}
-	if err := a.identity.Clear(w, r); err != nil {
+	// Clear expires the cookie whatever happens; an ended login it
+	// could not record is logged and counted by the identity itself.
+	if err := a.identity.Clear(w, r); err != nil && !errors.Is(err, gorillasession.ErrNotRecorded) {
 		a.log.Error("webapp: clearing the session at sign-out", "err", err)
 	}
 	a.log.Info("webapp: signed out", "hint", hint != "")
