@@ -3,6 +3,7 @@ package middleware
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"time"
 )
 
@@ -28,6 +29,44 @@ const (
 	// from its id can still be alive.
 	OutcomeExpired Outcome = "expired"
 )
+
+// Known reports whether o is one of the Outcome constants above.
+func (o Outcome) Known() bool {
+	switch o {
+	case OutcomeOK, OutcomeDenied, OutcomeInvalid, OutcomeUnavailable, OutcomeError, OutcomeQueued, OutcomeExpired:
+		return true
+	}
+	return false
+}
+
+// OutcomesOf returns the outcomes the kit reports for op (to Metrics.Mint
+// for OpMint, Metrics.Revoke for OpRevoke), and, of those, the ones
+// reported with the latency of a platform call: every mint outcome may
+// come with or without a call (a platform 403 is "denied" after a call, a
+// Policy refusal before), while an "invalid" revoke is never sent and an
+// "expired" one is dropped without a call. Metrics adapters create their
+// series from these lists ahead of time, so that dashboards and alerts see
+// every series from the start. Each call returns new slices.
+func OutcomesOf(op Operation) (all, timed []Outcome) {
+	switch op {
+	case OpMint:
+		all = []Outcome{OutcomeOK, OutcomeDenied, OutcomeInvalid, OutcomeUnavailable, OutcomeError}
+		return all, slices.Clone(all)
+	case OpRevoke:
+		return []Outcome{OutcomeOK, OutcomeInvalid, OutcomeQueued, OutcomeExpired}, []Outcome{OutcomeOK, OutcomeQueued}
+	}
+	return nil, nil
+}
+
+// DurationBuckets returns the histogram bucket boundaries, in seconds,
+// that the metrics adapters use for the durations of platform calls: those
+// the OpenTelemetry semantic conventions give
+// http.client.request.duration, plus 30 s, the platform client's default
+// overall timeout, since one call includes its retries and their backoff.
+// Each call returns a new slice.
+func DurationBuckets() []float64 {
+	return []float64{0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 30}
+}
 
 // Metrics receives counts and latencies. Implementations must be safe for
 // concurrent use and return quickly; the kit calls them inline.
@@ -69,7 +108,7 @@ const (
 )
 
 // Tracer starts a span around each mint and each revoke attempt;
-// adapters/otel implements it on OpenTelemetry. The kit hands the span's
+// adapters/ekotel implements it on OpenTelemetry. The kit hands the span's
 // context to the platform client, so a transport that traces requests
 // (otelhttp, through embedkit.WithHTTPClient) nests every HTTP attempt,
 // retries included, under the span and propagates the trace to the

@@ -14,7 +14,7 @@ import (
 	prom "github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	ekprom "github.com/embedkit/embedkit/adapters/prometheus"
+	"github.com/embedkit/embedkit/adapters/ekprom"
 	"github.com/embedkit/embedkit/embedkit"
 	"github.com/embedkit/embedkit/embedkit/emulator"
 	"github.com/embedkit/embedkit/internal/devidp"
@@ -92,7 +92,7 @@ type Demo struct {
 	// App is the host app.
 	App *App
 	// MetricsURL is the Prometheus endpoint of the kit's metrics
-	// (adapters/prometheus), on loopback.
+	// (adapters/ekprom), on loopback.
 	MetricsURL string
 
 	servers []*http.Server

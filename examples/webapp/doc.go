@@ -73,7 +73,7 @@
 //
 // # Metrics
 //
-// RunDemo serves the kit's Prometheus metrics (adapters/prometheus) at
+// RunDemo serves the kit's Prometheus metrics (adapters/ekprom) at
 // Demo.MetricsURL, on a loopback listener of its own: an operator's
 // scraper reads them, the app's visitors cannot.
 //

@@ -1,4 +1,4 @@
-package prometheus_test
+package ekprom_test
 
 import (
 	"bufio"
@@ -11,8 +11,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/embedkit/embedkit/adapters/ekprom"
 	"github.com/embedkit/embedkit/adapters/memstore"
-	ekprom "github.com/embedkit/embedkit/adapters/prometheus"
 	"github.com/embedkit/embedkit/embedkit"
 	"github.com/embedkit/embedkit/embedkit/emulator"
 	"github.com/embedkit/embedkit/middleware"

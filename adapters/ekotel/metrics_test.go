@@ -1,4 +1,4 @@
-package otel
+package ekotel
 
 import (
 	"context"
@@ -79,7 +79,7 @@ type histogram struct {
 }
 
 // histograms returns a histogram's count and sum per outcome, and checks
-// its buckets are DurationBuckets.
+// its buckets are middleware.DurationBuckets.
 func histograms(t *testing.T, m metricdata.Metrics) map[string]histogram {
 	t.Helper()
 	h, ok := m.Data.(metricdata.Histogram[float64])
@@ -88,8 +88,8 @@ func histograms(t *testing.T, m metricdata.Metrics) map[string]histogram {
 	}
 	out := map[string]histogram{}
 	for _, dp := range h.DataPoints {
-		if !equalFloats(dp.Bounds, DurationBuckets) {
-			t.Errorf("%s: bounds %v, want DurationBuckets %v", m.Name, dp.Bounds, DurationBuckets)
+		if want := middleware.DurationBuckets(); !equalFloats(dp.Bounds, want) {
+			t.Errorf("%s: bounds %v, want middleware.DurationBuckets %v", m.Name, dp.Bounds, want)
 		}
 		out[outcomeOf(t, m.Name, dp.Attributes.ToSlice())] = histogram{count: dp.Count, sum: dp.Sum}
 	}

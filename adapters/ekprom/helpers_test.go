@@ -1,4 +1,4 @@
-package prometheus_test
+package ekprom_test
 
 import (
 	"strconv"
@@ -9,7 +9,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 
-	ekprom "github.com/embedkit/embedkit/adapters/prometheus"
+	"github.com/embedkit/embedkit/adapters/ekprom"
 )
 
 // series returns the series of family name whose outcome label is

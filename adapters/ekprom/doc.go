@@ -1,18 +1,16 @@
-// Package prometheus reports the kit's mints and revokes as Prometheus
+// Package ekprom reports the kit's mints and revokes as Prometheus
 // metrics: Metrics implements middleware.Metrics and is a
 // prometheus.Collector of github.com/prometheus/client_golang, so it is
 // registered like the client's own collectors.
 //
-// The package is named after its directory, as Go expects, which is also
-// the name of the client library's package. A file that uses both
-// imports this one under another name, ekprom, as adapters/otel is
-// imported as ekotel:
+// Its name, ekprom, differs from the client library's package, so a file
+// uses both without an alias:
 //
 //	import (
 //		"github.com/prometheus/client_golang/prometheus"
 //		"github.com/prometheus/client_golang/prometheus/promhttp"
 //
-//		ekprom "github.com/embedkit/embedkit/adapters/prometheus"
+//		"github.com/embedkit/embedkit/adapters/ekprom"
 //	)
 //
 // # The short path
@@ -82,8 +80,9 @@
 // embedkit_mint_duration_seconds_count the calls, and their difference is
 // what the kit refused without a round trip. (A request the client's own
 // validation refuses is timed too, at microseconds; the Policy validates
-// first, so this is rare.) The buckets are DurationBuckets, 5ms to 30s
-// (WithBuckets).
+// first, so this is rare.) The buckets are middleware.DurationBuckets,
+// 5ms to 30s, the same as the OpenTelemetry adapter's, so the two compare
+// bucket for bucket (WithBuckets).
 //
 // The queue depth is a gauge of the last reported value: the kit reports
 // it after each logout that queued revokes and after each pass of
@@ -100,10 +99,10 @@
 //	# revokes have waited for half an hour: the platform keeps refusing them
 //	min_over_time(max(embedkit_revoke_queue_depth)[30m:]) > 0
 //
-// # Alongside adapters/otel
+// # Alongside adapters/ekotel
 //
-// adapters/otel reports the same events through OpenTelemetry. Use one of
+// adapters/ekotel reports the same events through OpenTelemetry. Use one of
 // the two: the OpenTelemetry Prometheus exporter turns that adapter's
 // instruments into names close to these (embedkit_mints_total, with the
 // label embedkit_outcome), and both on one registry would collide.
-package prometheus
+package ekprom

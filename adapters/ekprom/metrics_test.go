@@ -1,4 +1,4 @@
-package prometheus_test
+package ekprom_test
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	ekprom "github.com/embedkit/embedkit/adapters/prometheus"
+	"github.com/embedkit/embedkit/adapters/ekprom"
 	"github.com/embedkit/embedkit/middleware"
 )
 
@@ -298,7 +298,7 @@ shop_revoke_queue_depth{kit="admin",region="eu"} 1
 		if got := value(t, m, "embedkit_mints_total", "ok"); got != 1 {
 			t.Errorf(`embedkit_mints_total{outcome="ok"} = %v, want 1`, got)
 		}
-		want := len(ekprom.DurationBuckets) + 3 // buckets, +Inf, sum, count
+		want := len(middleware.DurationBuckets()) + 3 // buckets, +Inf, sum, count
 		if n := len(strings.Split(strings.TrimSpace(exposition(t, m, "embedkit_mint_duration_seconds")), "\n")); n != 5*want+2 {
 			t.Errorf("mint_duration_seconds has %d lines, want %d: the default buckets", n, 5*want+2)
 		}

@@ -1,4 +1,4 @@
-package otel_test
+package ekotel_test
 
 import (
 	"context"
@@ -17,8 +17,8 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
+	"github.com/embedkit/embedkit/adapters/ekotel"
 	"github.com/embedkit/embedkit/adapters/memstore"
-	ekotel "github.com/embedkit/embedkit/adapters/otel"
 	"github.com/embedkit/embedkit/embedkit"
 	"github.com/embedkit/embedkit/embedkit/emulator"
 	"github.com/embedkit/embedkit/middleware"

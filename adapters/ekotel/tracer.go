@@ -1,4 +1,4 @@
-package otel
+package ekotel
 
 import (
 	"context"

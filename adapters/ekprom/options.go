@@ -1,4 +1,4 @@
-package prometheus
+package ekprom
 
 import (
 	"fmt"
@@ -7,21 +7,13 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/embedkit/embedkit/middleware"
 	prom "github.com/prometheus/client_golang/prometheus"
 )
 
 // DefaultNamespace is the prefix of every metric name unless WithNamespace
 // says otherwise: embedkit_mints_total and so on.
 const DefaultNamespace = "embedkit"
-
-// DurationBuckets are the upper bounds, in seconds, of the duration
-// histograms' buckets unless WithBuckets says otherwise: 5ms to 10s, the
-// range of a remote API call, plus 30s, the platform client's default
-// overall timeout, since one reported call includes the client's retries
-// and their backoff. They are the boundaries adapters/otel advises, so the
-// two adapters' histograms compare bucket for bucket. New copies them;
-// changing this variable afterwards affects only later calls of New.
-var DurationBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 30}
 
 // Option configures New.
 type Option func(*config)
@@ -79,7 +71,7 @@ func WithConstLabels(labels prom.Labels) Option {
 	}
 }
 
-// WithBuckets replaces DurationBuckets as the upper bounds, in seconds,
+// WithBuckets replaces middleware.DurationBuckets as the upper bounds, in seconds,
 // of the buckets of both duration histograms. New copies buckets; an
 // empty list leaves the default. New panics when the bounds are not in
 // strictly increasing order. A trailing +Inf is allowed and ignored: every
@@ -117,7 +109,7 @@ func newConfig(opts []Option) config {
 		}
 	}
 	if c.buckets == nil {
-		c.buckets = slices.Clone(DurationBuckets)
+		c.buckets = middleware.DurationBuckets()
 	}
 	for i := 1; i < len(c.buckets); i++ {
 		// Written so that a NaN fails too.

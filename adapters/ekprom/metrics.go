@@ -1,4 +1,4 @@
-package prometheus
+package ekprom
 
 import (
 	"slices"
@@ -21,48 +21,10 @@ const OutcomeLabel = "outcome"
 // passes.
 const OutcomeOther = "other"
 
-// The outcomes whose series New creates at zero, so that dashboards and
-// alerts (rate of "unavailable" over "ok") see a series from the start
-// rather than no data. They are the outcomes the kit reports for each
-// operation; any other middleware.Outcome still gets its series on first
-// use.
-var (
-	// Every mint outcome may come with or without a call to the platform
-	// (a platform 403 is "denied" after a call, a Policy refusal before).
-	mintOutcomes = []middleware.Outcome{
-		middleware.OutcomeOK,
-		middleware.OutcomeDenied,
-		middleware.OutcomeInvalid,
-		middleware.OutcomeUnavailable,
-		middleware.OutcomeError,
-	}
-	mintTimedOutcomes = mintOutcomes
-
-	revokeOutcomes = []middleware.Outcome{
-		middleware.OutcomeOK,
-		middleware.OutcomeInvalid,
-		middleware.OutcomeQueued,
-		middleware.OutcomeExpired,
-	}
-	// "invalid" revokes were not sent and "expired" ones were dropped
-	// without a call: neither has a duration worth a bucket series.
-	revokeTimedOutcomes = []middleware.Outcome{
-		middleware.OutcomeOK,
-		middleware.OutcomeQueued,
-	}
-)
-
 // outcomeLabel returns the OutcomeLabel value of o: o itself when it is
 // one of the middleware.Outcome constants, else OutcomeOther.
 func outcomeLabel(o middleware.Outcome) string {
-	switch o {
-	case middleware.OutcomeOK,
-		middleware.OutcomeDenied,
-		middleware.OutcomeInvalid,
-		middleware.OutcomeUnavailable,
-		middleware.OutcomeError,
-		middleware.OutcomeQueued,
-		middleware.OutcomeExpired:
+	if o.Known() {
 		return string(o)
 	}
 	return OutcomeOther
@@ -123,15 +85,17 @@ type series struct {
 // WithConstLabels and WithBuckets), as client_golang's constructors do.
 func New(opts ...Option) *Metrics {
 	c := newConfig(opts)
+	mintAll, mintTimed := middleware.OutcomesOf(middleware.OpMint)
+	revokeAll, revokeTimed := middleware.OutcomesOf(middleware.OpRevoke)
 	m := &Metrics{
 		mint: newOperation(c, "mints_total", "mint_duration_seconds",
 			"Generate-session attempts after the policy accepted the viewer, by outcome.",
 			"Duration of the platform's generate-session call, retries included, by outcome; observed only when the call was made.",
-			mintOutcomes, mintTimedOutcomes),
+			mintAll, mintTimed),
 		revoke: newOperation(c, "revokes_total", "revoke_duration_seconds",
 			"Revoke attempts of single session ids, by outcome; expired counts queued ids dropped without a call.",
 			"Duration of the platform's revoke call, retries included, by outcome; observed only when the call was made.",
-			revokeOutcomes, revokeTimedOutcomes),
+			revokeAll, revokeTimed),
 		queueDepth: prom.NewGauge(prom.GaugeOpts{
 			Namespace:   c.namespace,
 			Name:        "revoke_queue_depth",

@@ -1,11 +1,11 @@
-// Package otel reports the kit's mints and revokes to OpenTelemetry:
+// Package ekotel reports the kit's mints and revokes to OpenTelemetry:
 // Metrics implements middleware.Metrics on the metrics API and Tracer
 // implements middleware.Tracer on the trace API. Both use whatever SDK
 // and exporters the host application set up; this package only creates
 // instruments and spans.
 //
-// Its name is the directory's; import it under another name next to
-// go.opentelemetry.io/otel, for example ekotel.
+// Its name, ekotel, differs from go.opentelemetry.io/otel's, so a file
+// imports both without an alias.
 //
 // # The short path
 //
@@ -46,8 +46,9 @@
 // The histograms record only calls that reached the platform client: the
 // kit reports zero latency for a mint the Policy refused or validation
 // stopped, and for a queued revoke dropped as expired, and Metrics counts
-// those without recording a duration. Their buckets are DurationBuckets,
-// in seconds. The queue length is a synchronous gauge holding the last
+// those without recording a duration. Their buckets are
+// middleware.DurationBuckets, in seconds, the same as the Prometheus
+// adapter's. The queue length is a synchronous gauge holding the last
 // reported value; instances sharing one queue (the Redis store) report
 // the same number, so aggregate it across instances with max.
 //
@@ -94,4 +95,4 @@
 // and generate-session, revoke and the token exchange carry session ids in
 // bodies, never in a URL, so the HTTP spans hold no secret either (the
 // end-to-end tests check every recorded span).
-package otel
+package ekotel

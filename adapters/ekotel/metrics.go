@@ -1,10 +1,9 @@
-package otel
+package ekotel
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -50,24 +49,6 @@ const StepKey = attribute.Key("embedkit.logout.step")
 // counters, the histograms and the spans.
 const OutcomeKey = attribute.Key("embedkit.outcome")
 
-// DurationBuckets are the histogram bucket boundaries, in seconds, that
-// NewMetrics advises for the duration histograms: those the semantic
-// conventions give http.client.request.duration, plus 30s, the platform
-// client's default overall timeout, since one call includes its retries
-// and their backoff. An SDK View overrides them.
-var DurationBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 30}
-
-// outcomes are the Outcomes whose attribute sets NewMetrics builds ahead.
-var outcomes = []middleware.Outcome{
-	middleware.OutcomeOK,
-	middleware.OutcomeDenied,
-	middleware.OutcomeInvalid,
-	middleware.OutcomeUnavailable,
-	middleware.OutcomeError,
-	middleware.OutcomeQueued,
-	middleware.OutcomeExpired,
-}
-
 // Metrics is a middleware.Metrics on the OpenTelemetry metrics API. Create
 // one with NewMetrics and set it as middleware.Config.Metrics. It is safe
 // for concurrent use.
@@ -109,7 +90,7 @@ func newMeasurement(o middleware.Outcome) measurement {
 func NewMetrics(opts ...Option) (*Metrics, error) {
 	c := newConfig(opts)
 	meter := c.meterProvider.Meter(ScopeName, metric.WithInstrumentationVersion(scopeVersion))
-	m := &Metrics{byOutcome: make(map[middleware.Outcome]measurement, len(outcomes))}
+	m := &Metrics{byOutcome: make(map[middleware.Outcome]measurement)}
 	var errs []error
 	check := func(name string, err error) {
 		if err != nil {
@@ -124,7 +105,7 @@ func NewMetrics(opts ...Option) (*Metrics, error) {
 	m.mintDuration, err = meter.Float64Histogram(MetricMintDuration,
 		metric.WithUnit("s"),
 		metric.WithDescription("Duration of the platform's generate-session call, retries included; recorded only when the call was made."),
-		metric.WithExplicitBucketBoundaries(slices.Clone(DurationBuckets)...))
+		metric.WithExplicitBucketBoundaries(middleware.DurationBuckets()...))
 	check(MetricMintDuration, err)
 	m.revokes, err = meter.Int64Counter(MetricRevokes,
 		metric.WithUnit("{revoke}"),
@@ -133,7 +114,7 @@ func NewMetrics(opts ...Option) (*Metrics, error) {
 	m.revokeDuration, err = meter.Float64Histogram(MetricRevokeDuration,
 		metric.WithUnit("s"),
 		metric.WithDescription("Duration of the platform's revoke call, retries included; recorded only when the call was made."),
-		metric.WithExplicitBucketBoundaries(slices.Clone(DurationBuckets)...))
+		metric.WithExplicitBucketBoundaries(middleware.DurationBuckets()...))
 	check(MetricRevokeDuration, err)
 	// A synchronous gauge: the kit reports the queue's length as an
 	// absolute number at the moments it knows it. An UpDownCounter would
@@ -153,8 +134,11 @@ func NewMetrics(opts ...Option) (*Metrics, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	for _, o := range outcomes {
-		m.byOutcome[o] = newMeasurement(o)
+	for _, op := range []middleware.Operation{middleware.OpMint, middleware.OpRevoke} {
+		all, _ := middleware.OutcomesOf(op)
+		for _, o := range all {
+			m.byOutcome[o] = newMeasurement(o)
+		}
 	}
 	return m, nil
 }

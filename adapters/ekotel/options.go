@@ -1,4 +1,4 @@
-package otel
+package ekotel
 
 import (
 	global "go.opentelemetry.io/otel"
@@ -10,7 +10,7 @@ import (
 
 // ScopeName is the instrumentation scope of the meter and the tracer this
 // package creates: the package's import path, as OpenTelemetry asks.
-const ScopeName = "github.com/embedkit/embedkit/adapters/otel"
+const ScopeName = "github.com/embedkit/embedkit/adapters/ekotel"
 
 // Option configures NewMetrics and NewTracer. Each constructor reads the
 // options that concern it and ignores the others, so one list can serve
