@@ -52,7 +52,8 @@ type Check struct {
 // Report is the result of Run.
 type Report struct {
 	// Platform is the platform's origin, Deployment the deployment
-	// checked, Host the host page checked (empty when none was given).
+	// checked, Host the host page checked (empty when none was given),
+	// its password redacted (url.URL.Redacted).
 	Platform   string  `json:"platform"`
 	Deployment int64   `json:"deploymentId"`
 	Host       string  `json:"host,omitempty"`
@@ -171,7 +172,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if d.probeID == "" {
 		d.probeID = DefaultProbeExternalID
 	}
-	d.report = &Report{Deployment: cfg.Kit.Policy.DeploymentID, Host: cfg.HostURL}
+	d.report = &Report{Deployment: cfg.Kit.Policy.DeploymentID}
+	if cfg.HostURL != "" {
+		d.report.Host = redactURL(cfg.HostURL)
+	}
 	if u, err := embedkit.ParseBaseURL(cfg.Kit.PlatformURL); err == nil {
 		d.report.Platform = u.Scheme + "://" + u.Host
 	} else {

@@ -35,6 +35,17 @@ func (d *run) hostClient(origin string) *http.Client {
 	}
 }
 
+// redactURL returns raw with the password of its user information
+// replaced (url.URL.Redacted), for reports: a URL given on the command
+// line may carry credentials. A value that does not parse is not shown.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(a value that does not parse as a URL)"
+	}
+	return u.Redacted()
+}
+
 func originOf(u *url.URL) string {
 	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host)
 }
@@ -45,7 +56,7 @@ func originOf(u *url.URL) string {
 func (d *run) checkHost(ctx context.Context) {
 	page, err := url.Parse(d.cfg.HostURL)
 	if err != nil || (page.Scheme != "http" && page.Scheme != "https") || page.Host == "" {
-		d.add(Check{ID: "host-page", Status: Failed, Detail: fmt.Sprintf("host URL %q is not an absolute http or https URL", d.cfg.HostURL),
+		d.add(Check{ID: "host-page", Status: Failed, Detail: fmt.Sprintf("host URL %s is not an absolute http or https URL", redactURL(d.cfg.HostURL)),
 			Fix: "give the address of a page of the app that embeds, as a browser would open it"})
 		return
 	}
@@ -70,10 +81,10 @@ func (d *run) checkHost(ctx context.Context) {
 	resp.Body.Close()
 
 	final := resp.Request.URL
-	detail := fmt.Sprintf("GET %s answered %d", final, resp.StatusCode)
+	detail := fmt.Sprintf("GET %s answered %d", final.Redacted(), resp.StatusCode)
 	switch {
 	case resp.StatusCode >= 300 && resp.StatusCode < 400:
-		d.add(Check{ID: "host-page", Status: Warning, Detail: detail + " to " + resp.Header.Get("Location") + "; the checks below read that answer's headers",
+		d.add(Check{ID: "host-page", Status: Warning, Detail: detail + " to " + redactURL(resp.Header.Get("Location")) + "; the checks below read that answer's headers",
 			Fix: "give a page that answers without signing in, or one that carries the same Content-Security-Policy as the pages that embed"})
 	case resp.StatusCode >= 400:
 		d.add(Check{ID: "host-page", Status: Warning, Detail: detail + "; the checks below read that answer's headers",

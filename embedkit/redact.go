@@ -1,6 +1,7 @@
 package embedkit
 
 import (
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -21,6 +22,24 @@ func Redact(secret string) string {
 	}
 	sum := sha256.Sum256([]byte(secret))
 	return "sha256:" + hex.EncodeToString(sum[:4])
+}
+
+// RedactKeyed returns a short keyed fingerprint of s, such as
+// "hmac:1a2b3c4d5e6f": the first 6 bytes of HMAC-SHA256 under key. It is
+// for values that are not secret but identify someone, such as a viewer's
+// subject or email: an unkeyed hash of those (Redact) can be reversed by
+// hashing a list of candidate emails, a keyed one cannot without the key.
+// The same key gives the same fingerprint, so log lines of one viewer
+// still correlate; instances that share a key correlate across each
+// other. The empty string gives "(empty)". key must be secret, and
+// should be at least 16 random bytes.
+func RedactKeyed(key []byte, s string) string {
+	if s == "" {
+		return "(empty)"
+	}
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte(s))
+	return "hmac:" + hex.EncodeToString(mac.Sum(nil)[:6])
 }
 
 // scrub replaces every occurrence of each non-empty secret in s with its

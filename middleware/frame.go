@@ -83,7 +83,7 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 	// The records' common attributes are built only for a record that is
 	// written: a Logger that takes no records costs nothing here.
 	logAttrs := func(extra ...slog.Attr) []slog.Attr {
-		return attrs([]slog.Attr{slog.String("target", name), slog.String("viewer", embedkit.Redact(v.Key()))}, extra...)
+		return attrs([]slog.Attr{slog.String("target", name), slog.String("viewer", k.RedactViewer(v.Key()))}, extra...)
 	}
 
 	// The request is validated once: by the client, before a byte goes
@@ -295,7 +295,7 @@ func (k *Kit) FrameFunc(resolve func(r *http.Request, v *Viewer) (Target, error)
 			if errors.Is(err, ErrMisconfigured) {
 				level = slog.LevelError
 			}
-			k.cfg.Logger.LogAttrs(r.Context(), level, "embedkit: frame target refused", slog.String("viewer", embedkit.Redact(v.Key())), slog.String("error", err.Error()))
+			k.cfg.Logger.LogAttrs(r.Context(), level, "embedkit: frame target refused", slog.String("viewer", k.RedactViewer(v.Key())), slog.String("error", err.Error()))
 			k.fail(w, r, err, false)
 			return
 		}

@@ -384,7 +384,7 @@ func TestMintLogsAndMetrics(t *testing.T) {
 	tk := newTestKit(t, func(c *Config) { c.Metrics = metrics })
 	serve(tk.FrameHandler(), request(http.MethodGet, "/embed/frame/sales", "ana"))
 	logs := tk.logs.String()
-	for _, want := range []string{`"msg":"embedkit: session minted"`, `"outcome":"ok"`, `"latency":`, `"session":"sha256:`, `"viewer":"sha256:`, `"target":"sales"`} {
+	for _, want := range []string{`"msg":"embedkit: session minted"`, `"outcome":"ok"`, `"latency":`, `"session":"sha256:`, `"viewer":"hmac:`, `"target":"sales"`} {
 		if !strings.Contains(logs, want) {
 			t.Errorf("mint log lacks %s:\n%s", want, logs)
 		}
@@ -442,5 +442,46 @@ func TestMintRefusesAnIDRevokeCannotTake(t *testing.T) {
 	}
 	if logs := tk.logs.String(); !strings.Contains(logs, "revoke cannot take") {
 		t.Errorf("the refusal is not logged:\n%s", logs)
+	}
+}
+
+// TestViewerFingerprintIsKeyed: the viewer in the kit's logs is a keyed
+// hash (Config.LogKey), not the unkeyed Redact of its key, which a list
+// of emails would reverse. Kits sharing a LogKey name a viewer alike;
+// without one each process has its own key.
+func TestViewerFingerprintIsKeyed(t *testing.T) {
+	shared := []byte("0123456789abcdef0123456789abcdef")
+	viewerOf := func(t *testing.T, key []byte) string {
+		t.Helper()
+		tk := newTestKit(t, func(c *Config) { c.LogKey = key })
+		r := request(http.MethodGet, "/embed/frame/sales", "ana@example.com")
+		r.Header.Del("X-Session") // the store key is then "u:" + the subject
+		if w := serve(tk.FrameHandler(), r); w.Code != http.StatusSeeOther {
+			t.Fatalf("frame: %d", w.Code)
+		}
+		_, rest, ok := strings.Cut(tk.logs.String(), `"viewer":"`)
+		if !ok {
+			t.Fatalf("no viewer in the logs:\n%s", tk.logs.String())
+		}
+		fp, _, _ := strings.Cut(rest, `"`)
+		if want := tk.RedactViewer("u:ana@example.com"); fp != want {
+			t.Errorf("viewer %q in the logs, want RedactViewer's %q", fp, want)
+		}
+		return fp
+	}
+	a, b := viewerOf(t, shared), viewerOf(t, shared)
+	if a != b {
+		t.Errorf("two kits with one LogKey name the viewer %q and %q", a, b)
+	}
+	if a == embedkit.Redact("u:ana@example.com") || !strings.HasPrefix(a, "hmac:") {
+		t.Errorf("viewer %q is the unkeyed hash of the subject", a)
+	}
+	if c, d := viewerOf(t, nil), viewerOf(t, nil); c == d || c == a {
+		t.Errorf("kits without a LogKey share the fingerprint %q (with a shared key %q)", c, a)
+	}
+	_, err := New(Config{Platform: &fakePlatform{}, Identity: headerIdentity, Store: newMapStore(), Policy: Policy{DeploymentID: 1},
+		PlatformURL: "https://acme.example.com", LogKey: []byte("short")})
+	if err == nil || !strings.Contains(err.Error(), "Config.LogKey") {
+		t.Errorf("New with a 5-byte LogKey: %v, want an error naming Config.LogKey", err)
 	}
 }

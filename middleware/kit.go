@@ -3,6 +3,7 @@ package middleware
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -107,6 +108,14 @@ type Config struct {
 	// receives an API key, token, session id or host session key: those
 	// appear at most as embedkit.Redact hashes. Default: discard.
 	Logger *slog.Logger
+	// LogKey keys the hash that stands for a viewer in log records
+	// (embedkit.RedactKeyed of the viewer's store key, Kit.RedactViewer):
+	// an unkeyed hash of a subject could be reversed against a list of
+	// emails. At least 16 bytes, secret, from a secret store or the
+	// environment. Empty: a random key per process, so a viewer's records
+	// correlate within one process only; give every instance of the host
+	// app the same key to correlate them across instances.
+	LogKey []byte
 	// Metrics counts mints and revokes. Default: none.
 	Metrics Metrics
 	// Tracer puts a span around each mint and revoke attempt. Default:
@@ -239,6 +248,17 @@ type Kit struct {
 	hostJSTag string
 }
 
+// minLogKey is the shortest Config.LogKey New accepts, in bytes.
+const minLogKey = 16
+
+// RedactViewer returns the fingerprint the Kit logs for s, a viewer's
+// store key (Viewer.Key) or subject: embedkit.RedactKeyed under
+// Config.LogKey. A host that logs viewers itself calls it, so that its
+// records and the kit's name a viewer alike.
+func (k *Kit) RedactViewer(s string) string {
+	return embedkit.RedactKeyed(k.cfg.LogKey, s)
+}
+
 // targetNamePattern is what a target name looks like.
 var targetNamePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 
@@ -276,6 +296,15 @@ func New(cfg Config) (*Kit, error) {
 	cfg.Revoke.normalize()
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	switch {
+	case len(cfg.LogKey) == 0:
+		cfg.LogKey = make([]byte, 32)
+		rand.Read(cfg.LogKey) // never fails (crypto/rand)
+	case len(cfg.LogKey) < minLogKey:
+		return nil, fmt.Errorf("middleware: Config.LogKey has %d bytes, must have at least %d (or none, for a random key per process)", len(cfg.LogKey), minLogKey)
+	default:
+		cfg.LogKey = slices.Clone(cfg.LogKey)
 	}
 	if cfg.Metrics == nil {
 		cfg.Metrics = NopMetrics{}

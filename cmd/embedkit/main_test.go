@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -77,4 +79,52 @@ func TestDoctorCommand(t *testing.T) {
 		}
 	})
 	embedkittest.AssertRevoked(t, p, doctor.DefaultProbeExternalID)
+}
+
+// TestDoctorHostURLRedacted: a -host-url with credentials in it is
+// reported with its password redacted, in text and in JSON, whether the
+// page loads, redirects, or the URL is refused.
+func TestDoctorHostURLRedacted(t *testing.T) {
+	p := embedkittest.NewPlatform(t)
+	env := map[string]string{
+		"EMBEDKIT_BASE_URL":      p.URL(),
+		"EMBEDKIT_API_KEY":       p.APIKey(),
+		"EMBEDKIT_DEPLOYMENT_ID": "1",
+	}
+	getenv := func(k string) string { return env[k] }
+	const password = "s3cret-pass-in-url"
+	host := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/old" {
+			w.Header().Set("Location", "http://admin:"+password+"@"+r.Host+"/login")
+			w.WriteHeader(http.StatusFound)
+			return
+		}
+		w.Header().Set("Content-Security-Policy", "frame-src 'self' "+p.URL()+"; frame-ancestors 'self'")
+	}))
+	defer host.Close()
+	withCreds := strings.Replace(host.URL, "http://", "http://admin:"+password+"@", 1)
+	tests := []struct {
+		name    string
+		hostURL string
+	}{
+		{"page loads", withCreds + "/analytics"},
+		{"page redirects", withCreds + "/old"},
+		{"URL refused", "ftp://admin:" + password + "@example.com/analytics"},
+	}
+	for _, tt := range tests {
+		for _, form := range [][]string{nil, {"-json"}} {
+			t.Run(tt.name+strings.Join(form, ""), func(t *testing.T) {
+				var stdout, stderr bytes.Buffer
+				args := append([]string{"doctor", "-host-url", tt.hostURL}, form...)
+				run(context.Background(), args, getenv, &stdout, &stderr)
+				out := stdout.String() + stderr.String()
+				if strings.Contains(out, password) {
+					t.Errorf("the report prints the password of -host-url:\n%s", out)
+				}
+				if !strings.Contains(out, "admin:xxxxx@") {
+					t.Errorf("the report does not name the redacted host URL:\n%s", out)
+				}
+			})
+		}
+	}
 }

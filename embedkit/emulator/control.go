@@ -2,12 +2,13 @@ package emulator
 
 import (
 	"mime"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/embedkit/embedkit/internal/loopbackhost"
 )
 
 // The control API drives the emulator from tests. It needs no credential:
@@ -76,49 +77,12 @@ func (s *Server) checkControlRequest(r *http.Request) (status int, msg string) {
 // controlHostAllowed reports whether the Host of r passes the control
 // API's rule (see checkControlRequest).
 func (s *Server) controlHostAllowed(r *http.Request) bool {
-	if r.Host == "" {
-		return false
-	}
-	name := hostName(r.Host)
-	if isLoopbackName(name) {
-		return true
-	}
-	if ip := net.ParseIP(name); ip != nil {
-		// An IP literal is what the client dialled: a rebinding page
-		// sends its own name, never the emulator's address.
-		if la, ok := r.Context().Value(http.LocalAddrContextKey).(*net.TCPAddr); ok && la.IP.Equal(ip) {
-			return true
-		}
-	}
-	return s.controlHosts.has(name)
-}
-
-// isLoopbackName reports whether host (no port; IPv6 brackets allowed)
-// names this machine: localhost or a name under .localhost (RFC 6761),
-// in any case, or a loopback address (127.0.0.0/8, ::1). The tests hold
-// it to the same cases as the kit's embedkit.IsLoopbackHost.
-func isLoopbackName(host string) bool {
-	host = strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"))
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return loopbackhost.Allowed(r, s.controlHosts.has)
 }
 
 // hostName is the host of a Host header or a configured host, without
 // port or brackets, lower-cased; an IP address in its canonical form.
-func hostName(hostport string) string {
-	h := strings.TrimSpace(hostport)
-	if host, _, err := net.SplitHostPort(h); err == nil {
-		h = host
-	}
-	h = strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(h, "["), "]"))
-	if ip := net.ParseIP(h); ip != nil {
-		return ip.String()
-	}
-	return h
-}
+func hostName(hostport string) string { return loopbackhost.Name(hostport) }
 
 // quote quotes s for an error message, bounded to 200 bytes.
 func quote(s string) string {

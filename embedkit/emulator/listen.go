@@ -15,6 +15,8 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/embedkit/embedkit/internal/loopbackhost"
 )
 
 // DefaultAddr is the address the standalone emulator binds by default.
@@ -141,13 +143,13 @@ func ListenAndServe(ctx context.Context, cfg Config) error {
 }
 
 // checkLoopback accepts loopback names and addresses only
-// (isLoopbackName); an empty host (all interfaces) is refused.
+// (loopbackhost.IsLoopback); an empty host (all interfaces) is refused.
 func checkLoopback(addr string) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return fmt.Errorf("emulator: address %q: %w", addr, err)
 	}
-	if isLoopbackName(host) {
+	if loopbackhost.IsLoopback(host) {
 		return nil
 	}
 	return fmt.Errorf("emulator: refusing to listen on non-loopback address %q: the control API has no authentication (allow it explicitly to override)", addr)

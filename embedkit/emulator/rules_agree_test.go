@@ -31,9 +31,6 @@ func TestLoopbackRulesAgreeWithTheKit(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range ruletest.LoopbackHosts {
-		if got := isLoopbackName(c.In); got != c.Want {
-			t.Errorf("isLoopbackName(%q) = %v, want %v (%s)", c.In, got, c.Want, c.Why)
-		}
 		if c.In == "" {
 			continue // no address or Host header to put it in
 		}

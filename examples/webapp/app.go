@@ -158,6 +158,8 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	kc.Identity = middleware.IdentityFunc(a.viewer)
 	kc.Store = store
 	kc.Logger = a.log
+	// Instances that share SESSION_KEYS name a viewer alike in their logs.
+	kc.LogKey = deriveKey(cfg.SessionKeys[0], "ledgerly log key v1")
 	kc.Metrics = cfg.Metrics
 	kc.ErrorHandler = http.HandlerFunc(a.kitError)
 	kc.Now = cfg.Now
@@ -414,7 +416,7 @@ type subjectRevoker struct{ a *App }
 func (s subjectRevoker) RevokeSubject(ctx context.Context, subject string) error {
 	errHost := s.a.revocations.RevokeSubject(ctx, subject)
 	errEmbed := s.a.kit.RevokeSubject(ctx, subject)
-	s.a.log.Info("webapp: back-channel logout", "subject", embedkit.Redact(subject))
+	s.a.log.Info("webapp: back-channel logout", "subject", s.a.kit.RedactViewer(subject))
 	return errors.Join(errHost, errEmbed)
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/embedkit/embedkit/embedkit"
 	"github.com/embedkit/embedkit/embedkit/emulator"
 	"github.com/embedkit/embedkit/internal/devidp"
+	"github.com/embedkit/embedkit/internal/loopbackhost"
 )
 
 // Defaults of DemoOptions.
@@ -185,7 +186,9 @@ func RunDemo(ctx context.Context, opts DemoOptions) (*Demo, error) {
 	cfg.Metrics = metrics
 	d.MetricsURL = "http://" + metricsLn.Addr().String() + "/metrics"
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	// Loopback only, and only to a loopback Host, as the emulator's
+	// control API: a page that rebinds its name to 127.0.0.1 reads nothing.
+	mux.Handle("GET /metrics", loopbackhost.Handler(promhttp.HandlerFor(reg, promhttp.HandlerOpts{})))
 	d.serve(d.server(mux, log), metricsLn)
 
 	app, err := New(ctx, cfg)

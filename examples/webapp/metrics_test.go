@@ -48,3 +48,45 @@ func TestDemoMetrics(t *testing.T) {
 		t.Errorf("the app's own mux answers /metrics: %d", resp.StatusCode)
 	}
 }
+
+// TestDemoMetricsRefusesForeignHost: the metrics listener answers only to
+// a loopback Host, as the emulator's control API does: a page that
+// rebinds its own name to 127.0.0.1 reaches the listener but sends its
+// name in Host, and gets 403 without the metrics.
+func TestDemoMetricsRefusesForeignHost(t *testing.T) {
+	f := startFlow(t, envOf(map[string]string{EnvSessionKeys: sessionKeys()}))
+	u, err := url.Parse(f.d.MetricsURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		host string
+		want int
+	}{
+		{"rebound.attacker.example", http.StatusForbidden},
+		{"rebound.attacker.example:" + u.Port(), http.StatusForbidden},
+		{"127.0.0.1:" + u.Port(), http.StatusOK},
+		{"localhost:" + u.Port(), http.StatusOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.host, func(t *testing.T) {
+			req, err := http.NewRequest(http.MethodGet, f.d.MetricsURL, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Host = tt.host
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tt.want {
+				t.Errorf("GET /metrics with Host %q: %d, want %d", tt.host, resp.StatusCode, tt.want)
+			}
+			if tt.want == http.StatusForbidden && strings.Contains(string(body), "embedkit_") {
+				t.Errorf("a refused request got the metrics")
+			}
+		})
+	}
+}
