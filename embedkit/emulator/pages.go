@@ -55,6 +55,8 @@ type embedPage struct {
 	// SessionParam is the query parameter holding the session id:
 	// "sessionId" for chat, "session" elsewhere.
 	SessionParam string
+	// Chrome is which parts of the page show, from the address switches.
+	Chrome pageChrome
 }
 
 // errorPage is what error.html is rendered from.
@@ -73,7 +75,9 @@ type errorPage struct {
 //	/embed/chat?sessionId=...                              analytics chat
 //	/embed/assets/{embed.js,embed.css}                     the pages' script and styles
 //
-// An unknown dashboard or path gets an HTML 404 page.
+// The address's chrome switches (allowExport and the show... hide
+// switches, see readChrome) decide which parts of the page are rendered
+// hidden. An unknown dashboard or path gets an HTML 404 page.
 func (s *Server) handleEmbedPage(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
@@ -95,6 +99,10 @@ func (s *Server) handleEmbedPage(w http.ResponseWriter, r *http.Request) {
 		writeErrorPage(w, http.StatusNotFound, "Dashboard not found", "This dashboard does not exist or is not published for embedding.")
 		return
 	}
+	s.mu.Lock()
+	restricted := s.st.fx.DataDownloadsRestricted
+	s.mu.Unlock()
+	page.Chrome = readChrome(page.Surface, r.URL.Query(), restricted)
 	var buf bytes.Buffer
 	if err := pageTemplates.ExecuteTemplate(&buf, "page.html", page); err != nil {
 		s.writeError(w, http.StatusInternalServerError, "render embedded page")
