@@ -44,7 +44,10 @@
 // ek_dev_only_admin_all, ek_dev_only_admin_d1 and ek_dev_only_personal,
 // groups sales, emea, amer, apac and analysts, and deployment 1 with
 // dashboards sales-overview, regional-performance, draft-board (unpublished)
-// and broken-board (always fails to render).
+// and broken-board (always fails to render; marked "testOnly", so the
+// pages' in-embed navigation leaves it out while its address still opens
+// it). A dashboard with "testOnly": true is published and embeddable but
+// not listed in the navigation.
 //
 // # Authentication
 //

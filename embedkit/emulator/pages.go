@@ -412,13 +412,13 @@ func (s *Server) dashboardRenderError(publicID string) string {
 }
 
 // publishedDashboards lists the published dashboards of a deployment (every
-// deployment for 0), by public id.
+// deployment for 0), by public id, leaving out those marked TestOnly.
 func (s *Server) publishedDashboards(deploymentID int64) []embedDashboard {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := []embedDashboard{}
 	for id, d := range s.st.byPublicID {
-		if d.Published && (deploymentID == 0 || d.deploymentID == deploymentID) {
+		if d.Published && !d.TestOnly && (deploymentID == 0 || d.deploymentID == deploymentID) {
 			out = append(out, embedDashboard{PublicID: id, Title: d.Title})
 		}
 	}
