@@ -8,16 +8,30 @@
 // the platform is the one browsers use.
 //
 // Run reads the same middleware.Config the host gives middleware.New, so
-// the doctor and the app cannot disagree:
+// the doctor and the app cannot disagree. An app reaches it without glue
+// in one of two ways:
 //
-//	rep, err := doctor.Run(ctx, doctor.Config{Kit: kitConfig, HostURL: "https://app.example.com/analytics"})
+//	// in main, once cfg is built: EMBEDKIT_DOCTOR=1 ./billing checks it and exits
+//	doctor.ExitIfRequested(doctor.Config{Name: "billing", Kit: cfg})
+//
+//	// on the loopback or admin mux: "embedkit doctor -app URL" or curl reads it
+//	admin.Handle("GET /debug/embedkit/doctor", doctor.Handler(doctor.Config{Name: "billing", Kit: cfg}))
+//
+// or calls Run itself:
+//
+//	rep, err := doctor.Run(ctx, doctor.Config{Name: "billing", Kit: cfg, HostURL: "https://app.example.com/analytics"})
 //	if err != nil { ... }
 //	rep.WriteText(os.Stdout)
 //	if rep.Failed() { os.Exit(1) }
 //
-// Each finding is a Check: ok, warning, failed or skipped, with what was
-// found and what to do. The "embedkit doctor" command (cmd/embedkit) runs
-// it from the same environment variables as the demo.
+// Every report names the configuration it checked (Report.Config: the
+// name, targets, groups, attributes and host origin). Each finding is a
+// Check: ok, warning, failed or skipped, with what was found and what to
+// do; a check that could not run is there as skipped, with the reason.
+// Fixes name Config fields, and the variables the app reads them from
+// when Config.Sources says. The "embedkit doctor" command (cmd/embedkit)
+// reads a running app's Handler (-app), or checks a set-up described by
+// its flags.
 //
 // # What it sends
 //
@@ -37,7 +51,11 @@
 // against their embed tenant's own catalog, which is not checked.
 //
 // Toward the host it sends a GET of the page, as a browser navigating to
-// it would (no cookies, redirects followed within its origin), and, when
+// it would (no cookies but Config.HostHeader's, redirects followed within
+// its origin), and judges its Content-Security-Policy only when the page
+// it lands on embeds (an <iframe> of the frame endpoint, an <iframe
+// data-embedkit> or an <embedkit-frame>), never a sign-in page a redirect
+// led to; and, when
 // Config.Origins.Host is empty, one POST to the session endpoint with the
 // page's Origin and no fetch metadata: the kit refuses that request (403)
 // exactly when the Host it sees is not the one browsers use, as behind a

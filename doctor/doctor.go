@@ -51,6 +51,9 @@ type Check struct {
 
 // Report is the result of Run.
 type Report struct {
+	// Config names the configuration checked and what of it the checks
+	// read: its targets, groups, attributes and host origin.
+	Config Summary `json:"config"`
 	// Platform is the platform's origin, Deployment the deployment
 	// checked, Host the host page checked (empty when none was given),
 	// its password redacted (url.URL.Redacted).
@@ -84,15 +87,17 @@ func (r *Report) Find(id, subject string) (Check, bool) {
 	return Check{}, false
 }
 
-// WriteText writes the report for a person: one line a check, its fix
-// under it, and a summary line.
+// WriteText writes the report for a person: the configuration checked,
+// one line a check, its fix under it, and a summary line.
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "embedkit doctor: platform %s, deployment %d", r.Platform, r.Deployment)
 	if r.Host != "" {
 		fmt.Fprintf(&b, ", host %s", r.Host)
 	}
-	b.WriteString("\n\n")
+	b.WriteString("\n")
+	r.Config.writeText(&b)
+	b.WriteString("\n")
 	names := make([]string, len(r.Checks))
 	width := 0
 	for i, c := range r.Checks {
@@ -112,6 +117,10 @@ func (r *Report) WriteText(w io.Writer) error {
 
 // Config is what Run checks.
 type Config struct {
+	// Name names the configuration in the report: the app, and the
+	// instance or environment when there are several ("billing, staging").
+	// Empty reads "(unnamed: set doctor.Config.Name)".
+	Name string
 	// Kit is the Config the host gives middleware.New: the platform URL,
 	// Policy, Targets, Origins.Host and paths are read from it, so the
 	// doctor and the app cannot disagree. Identity and Store may be nil
@@ -134,8 +143,29 @@ type Config struct {
 	// user limit once), and each probe sets its groups and clears the
 	// probed attributes; use an id no real viewer has.
 	ProbeExternalID string
+	// HostHeader holds headers sent with the GET of the host page only,
+	// such as the Cookie of a signed-in test user, so that a page behind
+	// a sign-in can be checked rather than the sign-in page a redirect
+	// lands on. They are never written to a report.
+	HostHeader http.Header
+	// Sources names where the app reads a setting from, by field path,
+	// for the fix texts: {"APIKey": "BILLING_PLATFORM_KEY",
+	// "Policy.DeploymentID": "BILLING_DEPLOYMENT"} makes a fix read "set
+	// Policy.DeploymentID (BILLING_DEPLOYMENT) to ...". The paths read are
+	// APIKey, PlatformURL, Policy.DeploymentID and Origins.Host. Nil names
+	// the fields only.
+	Sources map[string]string
 	// Now is the clock the skew is measured with. Nil means time.Now.
 	Now func() time.Time
+}
+
+// field names a setting in a fix text: its Config field path, and where
+// the app reads it from when Config.Sources says.
+func (d *run) field(path string) string {
+	if src := d.cfg.Sources[path]; src != "" {
+		return path + " (" + src + ")"
+	}
+	return path
 }
 
 // DefaultProbeExternalID is the external user of the probe sessions.
@@ -172,7 +202,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if d.probeID == "" {
 		d.probeID = DefaultProbeExternalID
 	}
-	d.report = &Report{Deployment: cfg.Kit.Policy.DeploymentID}
+	d.report = &Report{Config: summarize(cfg), Deployment: cfg.Kit.Policy.DeploymentID}
 	if cfg.HostURL != "" {
 		d.report.Host = redactURL(cfg.HostURL)
 	}
@@ -183,23 +213,61 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	defer d.revokeAll()
 
+	// A check that cannot run is reported as skipped, with the reason,
+	// rather than left out.
 	kitOK := d.checkConfig()
-	platformOK := kitOK && d.checkAPIKey(ctx) && d.checkDeployment(ctx)
-	if platformOK {
+	why := ""
+	switch {
+	case !kitOK:
+		why = "the kit's Config is not valid (see config)"
+		d.skip("api-key", "", why)
+		d.skip("deployment", "", why)
+	case !d.checkAPIKey(ctx):
+		why = "the platform refused or did not answer the API key check (see api-key)"
+		d.skip("deployment", "", why)
+	case !d.checkDeployment(ctx):
+		why = "the deployment check failed (see deployment)"
+	}
+	if why == "" {
 		d.checkSession(ctx)
 	} else {
-		d.skip("generate-session", "", "the platform checks above did not pass")
+		d.noToken = why
+		d.skip("generate-session", "", why)
+		d.skip("groups", "", why)
+		d.skip("attributes", "", why)
 	}
 	d.checkDashboards(ctx)
 	d.checkClock()
-	if cfg.HostURL == "" {
-		d.skip("host-page", "", "no host URL given (Config.HostURL, -host-url)")
-	} else if kitOK {
+	switch {
+	case cfg.HostURL == "":
+		why := "no host page given (Config.HostURL)"
+		for _, id := range []string{"host-page", "frame-src", "frame-ancestors"} {
+			d.skip(id, "", why)
+		}
+		d.checkConfiguredOrigin()
+	case !kitOK:
+		why := "the kit's Config is not valid (see config)"
+		for _, id := range []string{"host-page", "frame-src", "frame-ancestors", "host-origin"} {
+			d.skip(id, "", why)
+		}
+	default:
 		d.checkHost(ctx)
-	} else {
-		d.skip("host-page", "", "the kit's Config is not valid")
 	}
 	return d.report, nil
+}
+
+// checkConfiguredOrigin judges Origins.Host without a host page to compare
+// it with: set, it is reported; unset, the kit names each request's Host
+// to the platform, which a proxy that rewrites Host or ends TLS makes
+// wrong.
+func (d *run) checkConfiguredOrigin() {
+	if ho := strings.TrimSuffix(d.cfg.Kit.Origins.Host, "/"); ho != "" {
+		d.add(Check{ID: "host-origin", Status: OK, Detail: "Origins.Host is " + ho + " (not compared with a page: no host page given)"})
+		return
+	}
+	d.add(Check{ID: "host-origin", Status: Warning,
+		Detail: "Origins.Host is unset: the kit names each request's Host to the platform as the host page's origin, and behind a proxy that rewrites Host or terminates TLS that is not the origin browsers use",
+		Fix:    "set " + d.field("Origins.Host") + " to the origin browsers use, such as https://app.example.com (the production setting); give a host page to check the derived origin instead"})
 }
 
 // run is the state of one Run.
@@ -213,6 +281,8 @@ type run struct {
 
 	// minted are the probe sessions, all revoked when Run returns.
 	minted []string
+	// noToken says why there is no probe token for the dashboard checks.
+	noToken string
 	// token is the embed token of a probe session without the probed
 	// groups and attributes, for the dashboard checks; nil when none
 	// could be minted.
@@ -242,7 +312,7 @@ func (d *run) checkConfig() bool {
 	}
 	kit, err := middleware.New(kc)
 	if err != nil {
-		d.add(Check{ID: "config", Status: Failed, Detail: err.Error(), Fix: "correct the field the error names in the middleware.Config (or the environment variable it comes from)"})
+		d.add(Check{ID: "config", Status: Failed, Detail: err.Error(), Fix: "correct the field the error names in the app's middleware.Config"})
 		return false
 	}
 	d.kit = kit
@@ -276,11 +346,11 @@ func (d *run) checkAPIKey(ctx context.Context) bool {
 	switch {
 	case errors.Is(err, embedkit.ErrUnauthorized):
 		d.add(Check{ID: "api-key", Status: Failed, Detail: "the platform refused the API key (401): it is missing, malformed, expired or rotated",
-			Fix: "create an API key of an admin user in the platform's account settings and give it to the app (EMBEDKIT_API_KEY in the demo)"})
+			Fix: "create an API key of an admin user in the platform's account settings and give it to the app's client (" + d.field("APIKey") + ")"})
 		return false
 	case err != nil:
 		d.add(Check{ID: "api-key", Status: Failed, Detail: "listing deployments failed: " + err.Error(),
-			Fix: "check PlatformURL and that this machine reaches the platform"})
+			Fix: "check " + d.field("PlatformURL") + " and that this machine reaches the platform"})
 		return false
 	}
 	d.add(Check{ID: "api-key", Status: OK, Detail: "the platform accepts the API key"})
@@ -307,7 +377,7 @@ func (d *run) checkDeployment(ctx context.Context) bool {
 	if !found {
 		d.add(Check{ID: "deployment", Status: Failed,
 			Detail: fmt.Sprintf("deployment %d is not among the %d deployments this API key lists: the id is wrong, or the key's user or scope does not include it", id, seen),
-			Fix:    "set Policy.DeploymentID (EMBEDKIT_DEPLOYMENT_ID) to the id in the deployment's URL, or use a key whose user and scope include it"})
+			Fix:    "set " + d.field("Policy.DeploymentID") + " to the id in the deployment's URL, or use a key whose user and scope include it"})
 		return false
 	}
 	_, err := d.client.ListEnvironments(ctx, id, embedkit.EnvironmentListOptions{})
@@ -426,14 +496,16 @@ func (d *run) checkSession(ctx context.Context) {
 	s, err := d.mint(ctx, d.baseRequest())
 	if err != nil {
 		d.add(sessionFailure(err))
-		d.skip("groups", "", "generate-session failed")
-		d.skip("attributes", "", "generate-session failed")
+		d.noToken = "generate-session failed (see generate-session)"
+		d.skip("groups", "", d.noToken)
+		d.skip("attributes", "", d.noToken)
 		return
 	}
 	d.add(Check{ID: "generate-session", Status: OK, Detail: fmt.Sprintf("the key mints embed sessions for deployment %d (probe user %q)", d.cfg.Kit.Policy.DeploymentID, d.probeID)})
 	tok, err := d.client.ExchangeSession(ctx, s.SessionID)
 	if err != nil {
 		d.add(Check{ID: "generate-session", Subject: "exchange", Status: Failed, Detail: "exchanging the probe session failed: " + err.Error()})
+		d.noToken = "the probe session could not be exchanged (see generate-session exchange)"
 	} else {
 		d.token = tok
 	}
@@ -549,7 +621,7 @@ func (d *run) checkDashboards(ctx context.Context) {
 			continue
 		}
 		if d.token == nil {
-			d.skip("dashboard", name, "no probe session to ask with")
+			d.skip("dashboard", name, "no probe session to ask with: "+d.noToken)
 			continue
 		}
 		err := d.client.CheckEmbedDashboard(ctx, d.token, t.PublicID)

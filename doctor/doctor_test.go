@@ -97,7 +97,9 @@ func TestHealthySetUp(t *testing.T) {
 		"config": doctor.OK, "api-key": doctor.OK, "deployment": doctor.OK,
 		"generate-session": doctor.OK, "groups": doctor.OK, "attributes": doctor.OK,
 		"dashboard regional": doctor.OK, "dashboard sales": doctor.OK,
-		"clock": doctor.OK, "host-page": doctor.Skipped,
+		"clock": doctor.OK, "host-page": doctor.Skipped, "frame-src": doctor.Skipped, "frame-ancestors": doctor.Skipped,
+		// Origins.Host is unset: the production setting is missing.
+		"host-origin": doctor.Warning,
 	}
 	got := statuses(rep)
 	for k, v := range want {
@@ -128,13 +130,14 @@ func TestBrokenPlatform(t *testing.T) {
 	}{
 		{
 			name: "wrong key", key: "ek_not_a_key_of_this_account",
-			want:   map[string]doctor.Status{"api-key": doctor.Failed, "generate-session": doctor.Skipped, "dashboard sales": doctor.Skipped},
+			want: map[string]doctor.Status{"api-key": doctor.Failed, "deployment": doctor.Skipped, "generate-session": doctor.Skipped,
+				"groups": doctor.Skipped, "attributes": doctor.Skipped, "dashboard sales": doctor.Skipped},
 			detail: "401",
 		},
 		{
 			name:   "deployment the key cannot see",
 			kit:    func(c *middleware.Config) { c.Policy.DeploymentID = 99 },
-			want:   map[string]doctor.Status{"api-key": doctor.OK, "deployment": doctor.Failed},
+			want:   map[string]doctor.Status{"api-key": doctor.OK, "deployment": doctor.Failed, "generate-session": doctor.Skipped, "dashboard sales": doctor.Skipped},
 			detail: "deployment 99",
 		},
 		{
@@ -200,9 +203,10 @@ func TestBrokenPlatform(t *testing.T) {
 			detail: "no published dashboard sales-overveiw",
 		},
 		{
-			name:   "invalid Config",
-			kit:    func(c *middleware.Config) { c.PlatformURL = "http://platform.example.com" },
-			want:   map[string]doctor.Status{"config": doctor.Failed, "generate-session": doctor.Skipped},
+			name: "invalid Config",
+			kit:  func(c *middleware.Config) { c.PlatformURL = "http://platform.example.com" },
+			want: map[string]doctor.Status{"config": doctor.Failed, "api-key": doctor.Skipped, "deployment": doctor.Skipped,
+				"generate-session": doctor.Skipped, "groups": doctor.Skipped, "attributes": doctor.Skipped},
 			detail: "PlatformURL",
 		},
 	}
@@ -307,6 +311,24 @@ func hostApp(t *testing.T, kc middleware.Config, header http.Header) *httptest.S
 	mux.HandleFunc("GET /private", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "https://idp.example.com/authorize", http.StatusFound)
 	})
+	// /members embeds for a signed-in viewer and sends anyone else to the
+	// app's own sign-in page, which has a policy of its own.
+	mux.HandleFunc("GET /members", func(w http.ResponseWriter, r *http.Request) {
+		if c, err := r.Cookie("member"); err != nil || c.Value != "signed-in" {
+			http.Redirect(w, r, "/login?return_to=/members", http.StatusSeeOther)
+			return
+		}
+		for k, vs := range header {
+			w.Header()[k] = vs
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte(`<embedkit-frame target="sales"></embedkit-frame>`))
+	})
+	mux.HandleFunc("GET /login", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte(`<form method="post"><input name="password"></form>`))
+	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv
@@ -325,11 +347,12 @@ func TestHostPage(t *testing.T) {
 	p := embedkittest.NewPlatform(t)
 	platform := p.URL()
 	tests := []struct {
-		name   string
-		header http.Header
-		path   string
-		want   map[string]doctor.Status
-		detail string
+		name       string
+		header     http.Header
+		path       string
+		hostHeader http.Header
+		want       map[string]doctor.Status
+		detail     string
 	}{
 		{
 			name:   "frame-src allows both, frame-ancestors set",
@@ -367,9 +390,32 @@ func TestHostPage(t *testing.T) {
 			detail: "X-Frame-Options DENY",
 		},
 		{
-			name: "page that redirects to sign in",
+			name: "page that redirects to sign in elsewhere",
 			path: "/private",
-			want: map[string]doctor.Status{"host-page": doctor.Warning},
+			want: map[string]doctor.Status{"host-page": doctor.Warning, "frame-src": doctor.Skipped, "frame-ancestors": doctor.Skipped},
+		},
+		{
+			// The sign-in page's own policy (frame-src from default-src
+			// 'none') must not be judged as the embedding page's.
+			name:   "page that redirects to the app's sign-in page",
+			header: csp("frame-src 'self' " + platform + "; frame-ancestors 'self'"),
+			path:   "/members",
+			want: map[string]doctor.Status{"host-page": doctor.Warning, "frame-src": doctor.Skipped, "frame-ancestors": doctor.Skipped,
+				"host-origin": doctor.OK},
+			detail: "was redirected to",
+		},
+		{
+			name:       "page behind sign-in, with a signed-in cookie",
+			header:     csp("frame-src 'self' " + platform + "; frame-ancestors 'self'"),
+			path:       "/members",
+			hostHeader: http.Header{"Cookie": {"member=signed-in"}},
+			want:       map[string]doctor.Status{"host-page": doctor.OK, "frame-src": doctor.OK, "frame-ancestors": doctor.OK},
+			detail:     "a page that embeds",
+		},
+		{
+			name: "page that does not embed",
+			path: "/login",
+			want: map[string]doctor.Status{"host-page": doctor.Warning, "frame-src": doctor.Skipped, "frame-ancestors": doctor.Skipped},
 		},
 	}
 	for _, tt := range tests {
@@ -380,7 +426,7 @@ func TestHostPage(t *testing.T) {
 			if path == "" {
 				path = "/analytics"
 			}
-			rep := run(t, p, doctor.Config{Kit: kc, HostURL: srv.URL + path})
+			rep := run(t, p, doctor.Config{Kit: kc, HostURL: srv.URL + path, HostHeader: tt.hostHeader})
 			got := statuses(rep)
 			for k, v := range tt.want {
 				if got[k] != v {
@@ -480,7 +526,7 @@ func TestReportJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const want = `{"platform":"https://acme.example.com","deploymentId":7,"checks":[{"id":"api-key","status":"ok","detail":"the platform accepts the API key"},{"id":"dashboard","subject":"sales","status":"failed","detail":"no such dashboard","fix":"publish it"}]}`
+	const want = `{"config":{"name":"","targets":null,"allowedGroups":null,"allowedAttributes":null},"platform":"https://acme.example.com","deploymentId":7,"checks":[{"id":"api-key","status":"ok","detail":"the platform accepts the API key"},{"id":"dashboard","subject":"sales","status":"failed","detail":"no such dashboard","fix":"publish it"}]}`
 	if string(js) != want {
 		t.Errorf("JSON\n%s\nwant\n%s", js, want)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 
@@ -61,6 +62,37 @@ func ExampleRun() {
 	// ok       dashboard sales
 	// ok       clock
 	// skipped  host-page
+	// skipped  frame-src
+	// skipped  frame-ancestors
+	// warning  host-origin
 	// the platform has no groups named finance
 	// failed: true
+}
+
+// An app runs the doctor on its own Config from its main: with
+// EMBEDKIT_DOCTOR=1 in the environment, ExitIfRequested checks cfg,
+// prints the report and exits; otherwise it returns and the app serves.
+func ExampleExitIfRequested() {
+	client, err := embedkit.New("https://acme.cubecloud.dev", "ek_from_the_environment")
+	if err != nil {
+		log.Fatal(err)
+	}
+	cfg := middleware.Config{
+		Platform:    client,
+		PlatformURL: "https://acme.cubecloud.dev",
+		Policy:      middleware.Policy{DeploymentID: 42, AllowedGroups: []string{"sales"}},
+		Targets:     map[string]middleware.Target{"revenue": {Kind: middleware.KindDashboard, PublicID: "revenue"}},
+	}
+	doctor.ExitIfRequested(doctor.Config{Name: "billing", Kit: cfg})
+	// ... middleware.New(cfg) and serve.
+}
+
+// An app mounts the doctor on its loopback admin listener, where
+// "embedkit doctor -app http://127.0.0.1:6060/debug/embedkit/doctor"
+// reads it.
+func ExampleHandler() {
+	var cfg middleware.Config // the Config the app gives middleware.New
+	admin := http.NewServeMux()
+	admin.Handle("GET /debug/embedkit/doctor", doctor.Handler(doctor.Config{Name: "billing", Kit: cfg}))
+	go func() { log.Fatal(http.ListenAndServe("127.0.0.1:6060", admin)) }()
 }

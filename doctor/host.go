@@ -1,12 +1,15 @@
 package doctor
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"html"
 	"io"
 	"maps"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -50,14 +53,53 @@ func originOf(u *url.URL) string {
 	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host)
 }
 
+// skipPageChecks reports the checks of the page's headers as skipped.
+func (d *run) skipPageChecks(why string) {
+	d.skip("frame-src", "", why)
+	d.skip("frame-ancestors", "", why)
+}
+
+// embedsRE finds what marks a page that embeds: an <embedkit-frame>, or an
+// <iframe> tag with data-embedkit or a src attribute (its value is checked
+// against the frame endpoint).
+var (
+	embedkitFrameRE = regexp.MustCompile(`(?i)<embedkit-frame[\s>]`)
+	iframeTagRE     = regexp.MustCompile(`(?i)<iframe\b[^>]*>`)
+	iframeSrcRE     = regexp.MustCompile(`(?i)\ssrc\s*=\s*["']?([^"'\s>]+)`)
+)
+
+// embeds reports whether an HTML page holds a frame of the kit: an
+// <embedkit-frame>, an <iframe data-embedkit>, or an <iframe> whose src is
+// below the frame endpoint prefix (as a path, or on the page's origin).
+func embeds(body []byte, origin, framePrefix string) bool {
+	if embedkitFrameRE.Match(body) {
+		return true
+	}
+	for _, tag := range iframeTagRE.FindAll(body, -1) {
+		if bytes.Contains(bytes.ToLower(tag), []byte("data-embedkit")) {
+			return true
+		}
+		if m := iframeSrcRE.FindSubmatch(tag); m != nil {
+			src := html.UnescapeString(string(m[1]))
+			if strings.HasPrefix(src, framePrefix) || strings.HasPrefix(strings.ToLower(src), origin+framePrefix) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // checkHost loads the host page as a browser navigating to it would, reads
-// its Content-Security-Policy, and asks the host app whether it sees the
-// origin browsers use.
+// its Content-Security-Policy when it is a page that embeds, and asks the
+// host app whether it sees the origin browsers use.
 func (d *run) checkHost(ctx context.Context) {
 	page, err := url.Parse(d.cfg.HostURL)
 	if err != nil || (page.Scheme != "http" && page.Scheme != "https") || page.Host == "" {
 		d.add(Check{ID: "host-page", Status: Failed, Detail: fmt.Sprintf("host URL %s is not an absolute http or https URL", redactURL(d.cfg.HostURL)),
 			Fix: "give the address of a page of the app that embeds, as a browser would open it"})
+		why := "no valid host page to load (see host-page)"
+		d.skipPageChecks(why)
+		d.skip("host-origin", "", why)
 		return
 	}
 	origin := originOf(page)
@@ -65,7 +107,15 @@ func (d *run) checkHost(ctx context.Context) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, page.String(), nil)
 	if err != nil {
 		d.add(Check{ID: "host-page", Status: Failed, Detail: err.Error()})
+		why := "the host page could not be requested (see host-page)"
+		d.skipPageChecks(why)
+		d.skip("host-origin", "", why)
 		return
+	}
+	for k, vs := range d.cfg.HostHeader {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
 	}
 	req.Header.Set("Accept", "text/html")
 	req.Header.Set("Sec-Fetch-Site", "none")
@@ -75,24 +125,41 @@ func (d *run) checkHost(ctx context.Context) {
 	if err != nil {
 		d.add(Check{ID: "host-page", Status: Failed, Detail: "loading the host page failed: " + err.Error(),
 			Fix: "start the app, and give the URL browsers use"})
+		why := "the host page could not be loaded (see host-page)"
+		d.skipPageChecks(why)
+		d.skip("host-origin", "", why)
 		return
 	}
-	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	resp.Body.Close()
 
+	// Only a page that embeds is judged: the sign-in page a redirect lands
+	// on, or an error page, may carry another policy than the pages with
+	// frames.
 	final := resp.Request.URL
 	detail := fmt.Sprintf("GET %s answered %d", final.Redacted(), resp.StatusCode)
+	if final.String() != page.String() {
+		detail = fmt.Sprintf("GET %s was redirected to %s, which answered %d", page.Redacted(), final.Redacted(), resp.StatusCode)
+	}
+	const signIn = "give a page that embeds and answers without signing in, or send a signed-in test user's cookie with the request (Config.HostHeader)"
 	switch {
 	case resp.StatusCode >= 300 && resp.StatusCode < 400:
-		d.add(Check{ID: "host-page", Status: Warning, Detail: detail + " to " + redactURL(resp.Header.Get("Location")) + "; the checks below read that answer's headers",
-			Fix: "give a page that answers without signing in, or one that carries the same Content-Security-Policy as the pages that embed"})
+		d.add(Check{ID: "host-page", Status: Warning, Detail: detail + " to " + redactURL(resp.Header.Get("Location")) + " (outside the page's origin, not followed): no page that embeds was checked",
+			Fix: signIn})
+		d.skipPageChecks("the host page redirected elsewhere (see host-page)")
 	case resp.StatusCode >= 400:
-		d.add(Check{ID: "host-page", Status: Warning, Detail: detail + "; the checks below read that answer's headers",
+		d.add(Check{ID: "host-page", Status: Warning, Detail: detail + ": no page that embeds was checked",
 			Fix: "give the address of a page that embeds"})
+		d.skipPageChecks(fmt.Sprintf("the host page answered %d (see host-page)", resp.StatusCode))
+	case !embeds(body, originOf(final), d.kit.FramePrefix()):
+		d.add(Check{ID: "host-page", Status: Warning,
+			Detail: detail + fmt.Sprintf(", a page with no frame of the kit (no <iframe> of %s, <iframe data-embedkit> or <embedkit-frame>): a sign-in page?", d.kit.FramePrefix()),
+			Fix:    signIn})
+		d.skipPageChecks("the page checked does not embed (see host-page)")
 	default:
-		d.add(Check{ID: "host-page", Status: OK, Detail: detail})
+		d.add(Check{ID: "host-page", Status: OK, Detail: detail + ", a page that embeds"})
+		d.checkCSP(resp.Header, final)
 	}
-	d.checkCSP(resp.Header, final)
 	d.checkHostOrigin(ctx, client, final)
 }
 
@@ -160,7 +227,7 @@ func (d *run) checkHostOrigin(ctx context.Context, client *http.Client, page *ur
 		if !strings.EqualFold(ho, browser) {
 			d.add(Check{ID: "host-origin", Status: Failed,
 				Detail: fmt.Sprintf("Origins.Host is %s but browsers reach the page at %s: the embedded page talks to %s only, so the host page hears nothing from it", ho, browser, ho),
-				Fix:    "set Origins.Host to " + browser})
+				Fix:    "set " + d.field("Origins.Host") + " to " + browser})
 			return
 		}
 		d.add(Check{ID: "host-origin", Status: OK, Detail: "Origins.Host is the origin browsers use, " + browser})
@@ -191,11 +258,11 @@ func (d *run) checkHostOrigin(ctx context.Context, client *http.Client, page *ur
 	case http.StatusForbidden:
 		d.add(Check{ID: "host-origin", Status: Failed,
 			Detail: fmt.Sprintf("the app refused a request from its own origin %s (403): it sees another Host than browsers use, so it would name the wrong origin to the platform", browser),
-			Fix:    "set Origins.Host to " + browser + ", or make the proxy pass the Host header through"})
+			Fix:    "set " + d.field("Origins.Host") + " to " + browser + ", or make the proxy pass the Host header through"})
 	case http.StatusNotFound, http.StatusMethodNotAllowed:
 		d.add(Check{ID: "host-origin", Status: Warning,
 			Detail: fmt.Sprintf("no session endpoint at %s (%d) to ask, and Origins.Host is not set", d.kit.SessionPath(), resp.StatusCode),
-			Fix:    "set Origins.Host to " + browser + " (the production setting)"})
+			Fix:    "set " + d.field("Origins.Host") + " to " + browser + " (the production setting)"})
 	default:
 		c := Check{ID: "host-origin", Status: OK, Detail: "the app sees the Host browsers use (Origins.Host is derived from each request)"}
 		if page.Scheme == "https" {

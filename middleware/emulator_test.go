@@ -3,10 +3,12 @@ package middleware
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -54,6 +56,9 @@ func setupEmulator(t *testing.T) *platformEnv {
 		},
 		Targets: map[string]Target{
 			"sales": {Kind: KindDashboard, PublicID: "sales-overview"},
+			// regional shows the page switches at work (TestEmulatorPageHonoursChrome).
+			"regional": {Kind: KindDashboard, PublicID: "regional-performance",
+				Chrome: Chrome{AllowExport: true, HideDashboardTitle: true, HideDashboardEditButton: true}},
 		},
 		// Queued revokes come due within a millisecond.
 		Revoke: RevokeOptions{Backoff: embedkit.Backoff{Min: time.Millisecond, Max: time.Millisecond}},
@@ -342,4 +347,55 @@ func (e *platformEnv) generateCalls(t *testing.T) int {
 		}
 	}
 	return n
+}
+
+// TestEmulatorPageHonoursChrome follows a frame load of a target with
+// Chrome switches to the emulator's page and checks that the page is
+// rendered with what they hide hidden and what they grant shown, so a
+// Target.Chrome shows in development as it would on the platform.
+func TestEmulatorPageHonoursChrome(t *testing.T) {
+	e := setupEmulator(t)
+	r := request(http.MethodGet, "/embed/frame/dashboard/regional-performance", "ana")
+	r.Header.Set("X-Session", "login-1")
+	r.Header.Set("X-Groups", "sales,emea")
+	w := serve(e.FrameHandler(), r)
+	if w.Code != http.StatusSeeOther {
+		t.Fatalf("frame load: status %d body %q", w.Code, w.Body)
+	}
+	res, err := http.Get(w.Header().Get("Location"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	tag := func(id string) string {
+		i := strings.Index(page, `id="`+id+`"`)
+		if i < 0 {
+			t.Fatalf("the platform page has no #%s", id)
+		}
+		start := strings.LastIndex(page[:i], "<")
+		return page[start : i+strings.Index(page[i:], ">")+1]
+	}
+	tests := []struct {
+		id     string
+		hidden bool
+	}{
+		{"dashboard-title", true},
+		{"edit-button", true},
+		{"duplicate-button", false},
+		{"back-button", false},
+		{"embed-header", false},
+		{"export-menu", false},
+		{"download-csv", false},
+	}
+	for _, tt := range tests {
+		got := regexp.MustCompile(`\shidden[\s>]`).MatchString(tag(tt.id))
+		if got != tt.hidden {
+			t.Errorf("#%s hidden = %v, want %v: %s", tt.id, got, tt.hidden, tag(tt.id))
+		}
+	}
 }

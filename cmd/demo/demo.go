@@ -121,5 +121,6 @@ func printBanner(w io.Writer, d *webapp.Demo) {
 		}
 	}
 	fmt.Fprintf(w, "demo: the kit's Prometheus metrics at %s (loopback only)\n", d.MetricsURL)
+	fmt.Fprintf(w, "demo: check the app's own set-up with: go run ./cmd/embedkit doctor -app %s\n", d.DoctorURL)
 	fmt.Fprintln(w, "demo: press Ctrl-C to stop")
 }

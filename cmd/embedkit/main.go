@@ -1,14 +1,21 @@
 // Command embedkit holds embedkit's operations tools. Its one subcommand,
 // doctor, checks a set-up against the platform and, optionally, the host
-// app (see package doctor):
+// app (see package doctor). It reaches the configuration to check in one
+// of two ways:
 //
-//	go run ./cmd/embedkit doctor [-host-url URL] [-json]
+//	embedkit doctor -app http://127.0.0.1:6060/debug/embedkit/doctor [-json]
 //
-// It reads the platform settings from the same environment variables as
-// the demo (EMBEDKIT_BASE_URL, EMBEDKIT_API_KEY, EMBEDKIT_DEPLOYMENT_ID,
-// EMBEDKIT_DASHBOARDS), or from flags, which win, and checks the kit's
-// Config the demo app builds from them (webapp.KitConfig). The exit status
-// is 0 when no check failed, 1 when one did, and 2 for a usage error.
+// reads the report of a running app's own middleware.Config from the
+// doctor.Handler the app mounts on its loopback or admin mux: the check
+// runs inside the app, on the very Config it serves with. Without -app it
+// checks the set-up the command line describes: the platform from flags
+// or EMBEDKIT_BASE_URL, EMBEDKIT_API_KEY and EMBEDKIT_DEPLOYMENT_ID, and
+// the targets, groups, attributes and origin from -dashboards (or
+// EMBEDKIT_DASHBOARDS), -groups, -attributes and -public-url. An app can
+// also run the doctor on its own Config with doctor.ExitIfRequested
+// (EMBEDKIT_DOCTOR=1 ./app). Every report names the configuration it
+// checked. The exit status is 0 when no check failed, 1 when one did,
+// and 2 for a usage error.
 package main
 
 import (
@@ -19,14 +26,31 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
+	"regexp"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/embedkit/embedkit/doctor"
-	"github.com/embedkit/embedkit/examples/webapp"
+	"github.com/embedkit/embedkit/embedkit"
+	"github.com/embedkit/embedkit/middleware"
+)
+
+// The environment variables the command reads.
+const (
+	envBaseURL      = "EMBEDKIT_BASE_URL"
+	envAPIKey       = "EMBEDKIT_API_KEY"
+	envDeploymentID = "EMBEDKIT_DEPLOYMENT_ID"
+	envDashboards   = "EMBEDKIT_DASHBOARDS"
+	// envHostCookie holds the Cookie header of a signed-in test user of
+	// the host app, so that a page behind a sign-in can be checked; a
+	// secret, so it is read from the environment only.
+	envHostCookie = "EMBEDKIT_DOCTOR_HOST_COOKIE"
 )
 
 func main() {
@@ -61,22 +85,38 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	return 0
 }
 
+// doctorFlags are the doctor's command line.
+type doctorFlags struct {
+	app, platformURL, apiKey, dashboards, groups, attributes string
+	hostURL, publicURL, probe, name                          string
+	deployment                                               int64
+	asJSON                                                   bool
+	timeout                                                  time.Duration
+}
+
 // runDoctor parses the doctor's flags, runs it and writes its report. It
 // reports whether a check failed.
 func runDoctor(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) (bool, error) {
+	var f doctorFlags
 	fs := flag.NewFlagSet("embedkit doctor", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	platformURL := fs.String("platform-url", "", "the platform's base URL (default $"+webapp.EnvBaseURL+")")
-	apiKey := fs.String("api-key", "", "the platform's admin API key (default $"+webapp.EnvAPIKey+", which keeps it out of the process list)")
-	deployment := fs.Int64("deployment", 0, "the deployment id (default $"+webapp.EnvDeploymentID+")")
-	dashboards := fs.String("dashboards", "", "the dashboards, \"publicId:Title,...\" (default $"+webapp.EnvDashboards+", else the demo's)")
-	hostURL := fs.String("host-url", "", "a page of the host app that embeds, as browsers open it: its CSP and origin are checked")
-	publicURL := fs.String("public-url", "", "the app's URL as browsers reach it, which the app names to the platform as its origin (default: none, derived per request)")
-	probe := fs.String("probe-user", doctor.DefaultProbeExternalID, "the external user the probe sessions are minted for")
-	asJSON := fs.Bool("json", false, "write the report as JSON")
-	timeout := fs.Duration("timeout", 30*time.Second, "how long the whole check may take")
+	fs.StringVar(&f.app, "app", "", "the URL of a running app's doctor.Handler: check the app's own Config there (the other set-up flags do not apply)")
+	fs.StringVar(&f.platformURL, "platform-url", "", "the platform's base URL (default $"+envBaseURL+")")
+	fs.StringVar(&f.apiKey, "api-key", "", "the platform's admin API key (default $"+envAPIKey+", which keeps it out of the process list)")
+	fs.Int64Var(&f.deployment, "deployment", 0, "the deployment id (default $"+envDeploymentID+")")
+	fs.StringVar(&f.dashboards, "dashboards", "", "the dashboard targets, \"publicId,...\" or \"publicId:Title,...\" (default $"+envDashboards+")")
+	fs.StringVar(&f.groups, "groups", "", "the platform groups viewers may have, \"a,b\" (Policy.AllowedGroups; default: not allow-listed)")
+	fs.StringVar(&f.attributes, "attributes", "", "the user attributes viewers may carry, \"a,b\" (Policy.AllowedAttributes; default: not allow-listed)")
+	fs.StringVar(&f.hostURL, "host-url", "", "a page of the host app that embeds, as browsers open it: its CSP and origin are checked ($"+envHostCookie+" is sent as its Cookie)")
+	fs.StringVar(&f.publicURL, "public-url", "", "the app's URL as browsers reach it, its Origins.Host (default: none, derived per request)")
+	fs.StringVar(&f.name, "name", "", "the name of the set-up in the report (default: \"the set-up on the command line\")")
+	fs.StringVar(&f.probe, "probe-user", doctor.DefaultProbeExternalID, "the external user the probe sessions are minted for")
+	fs.BoolVar(&f.asJSON, "json", false, "write the report as JSON")
+	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "how long the whole check may take")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: embedkit doctor [flags]\n\nChecks the platform settings and, with -host-url, the host app. Exit status 1 when a check failed.\n\n")
+		fmt.Fprintf(fs.Output(), "usage: embedkit doctor -app URL [-json]\n       embedkit doctor [set-up flags]\n\n"+
+			"Checks an app's embedkit set-up against the platform and, with -host-url, the host app.\n"+
+			"Exit status 1 when a check failed.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -89,39 +129,24 @@ func runDoctor(ctx context.Context, args []string, getenv func(string) string, s
 		return false, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
 
-	// Flags win over the environment, through the demo's own reader.
-	flags := map[string]string{webapp.EnvBaseURL: *platformURL, webapp.EnvAPIKey: *apiKey, webapp.EnvDashboards: *dashboards}
-	if *deployment != 0 {
-		flags[webapp.EnvDeploymentID] = strconv.FormatInt(*deployment, 10)
-	}
-	env := func(name string) string {
-		if v := flags[name]; v != "" {
-			return v
-		}
-		return getenv(name)
-	}
-	cfg, err := webapp.ConfigFromEnv(env)
-	if err != nil {
-		return false, fmt.Errorf("%w: %v", errUsage, err)
-	}
-	if !cfg.PlatformConfigured() {
-		return false, fmt.Errorf("%w: name the platform: -platform-url, -api-key and -deployment, or %s, %s and %s", errUsage, webapp.EnvBaseURL, webapp.EnvAPIKey, webapp.EnvDeploymentID)
-	}
-	cfg.PublicURL = *publicURL
-	// The client's own records go nowhere: the report says what failed.
-	cfg.Logger = slog.New(slog.DiscardHandler)
-	kc, err := webapp.KitConfig(cfg)
-	if err != nil {
-		return false, fmt.Errorf("%w: %v", errUsage, err)
-	}
-
-	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
-	rep, err := doctor.Run(ctx, doctor.Config{Kit: kc, HostURL: *hostURL, ProbeExternalID: *probe})
-	if err != nil {
-		return false, err
+	var rep *doctor.Report
+	var err error
+	if f.app != "" {
+		if rep, err = fetchReport(ctx, f.app); err != nil {
+			return false, err
+		}
+	} else {
+		cfg, err := setUp(f, getenv)
+		if err != nil {
+			return false, err
+		}
+		if rep, err = doctor.Run(ctx, cfg); err != nil {
+			return false, err
+		}
 	}
-	if *asJSON {
+	if f.asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		err = enc.Encode(rep)
@@ -129,4 +154,157 @@ func runDoctor(ctx context.Context, args []string, getenv func(string) string, s
 		err = rep.WriteText(stdout)
 	}
 	return rep.Failed(), err
+}
+
+// setUp builds the doctor's Config from the set-up the command line
+// describes: flags win over the environment.
+func setUp(f doctorFlags, getenv func(string) string) (doctor.Config, error) {
+	pick := func(flagValue, env string) string {
+		if flagValue != "" {
+			return flagValue
+		}
+		return strings.TrimSpace(getenv(env))
+	}
+	base, key, deps := pick(f.platformURL, envBaseURL), pick(f.apiKey, envAPIKey), pick("", envDeploymentID)
+	if f.deployment != 0 {
+		deps = strconv.FormatInt(f.deployment, 10)
+	}
+	// Name each missing setting, and only those.
+	var missing []string
+	for _, m := range []struct{ value, env, flag string }{
+		{base, envBaseURL, "-platform-url"},
+		{key, envAPIKey, "-api-key"},
+		{deps, envDeploymentID, "-deployment"},
+	} {
+		if m.value == "" {
+			missing = append(missing, m.env+" (or "+m.flag+")")
+		}
+	}
+	switch len(missing) {
+	case 0:
+	case 1:
+		return doctor.Config{}, fmt.Errorf("%w: %s is not set; or check a running app's own Config with -app", errUsage, missing[0])
+	default:
+		return doctor.Config{}, fmt.Errorf("%w: %s are not set; or check a running app's own Config with -app", errUsage, strings.Join(missing, " and "))
+	}
+	if _, err := embedkit.ParseBaseURL(base); err != nil {
+		return doctor.Config{}, fmt.Errorf("%w: %s (-platform-url): %v", errUsage, envBaseURL, err)
+	}
+	dep, err := strconv.ParseInt(deps, 10, 64)
+	if err != nil || dep <= 0 {
+		return doctor.Config{}, fmt.Errorf("%w: %s (-deployment) must be a positive integer, got %q", errUsage, envDeploymentID, deps)
+	}
+	targets, err := parseDashboards(pick(f.dashboards, envDashboards))
+	if err != nil {
+		return doctor.Config{}, fmt.Errorf("%w: %s (-dashboards): %v", errUsage, envDashboards, err)
+	}
+	// The client's own records go nowhere: the report says what failed.
+	client, err := embedkit.New(base, key, embedkit.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		return doctor.Config{}, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	origin := ""
+	if f.publicURL != "" {
+		u, err := url.Parse(f.publicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return doctor.Config{}, fmt.Errorf("%w: -public-url %q must be an absolute http or https URL", errUsage, f.publicURL)
+		}
+		origin = u.Scheme + "://" + u.Host
+	}
+	name := f.name
+	if name == "" {
+		name = "the set-up on the command line"
+	}
+	cfg := doctor.Config{
+		Name: name,
+		Kit: middleware.Config{
+			Platform:    client,
+			PlatformURL: base,
+			Policy: middleware.Policy{
+				DeploymentID:      dep,
+				AllowedGroups:     list(f.groups),
+				AllowedAttributes: list(f.attributes),
+			},
+			Targets: targets,
+			Origins: middleware.OriginOptions{Host: origin},
+		},
+		HostURL:         f.hostURL,
+		ProbeExternalID: f.probe,
+		Sources: map[string]string{
+			"APIKey":              envAPIKey + " or -api-key",
+			"PlatformURL":         envBaseURL + " or -platform-url",
+			"Policy.DeploymentID": envDeploymentID + " or -deployment",
+			"Origins.Host":        "-public-url",
+		},
+	}
+	if c := getenv(envHostCookie); c != "" {
+		cfg.HostHeader = http.Header{"Cookie": {c}}
+	}
+	return cfg, nil
+}
+
+// list splits a comma-separated flag; empty is nil (not allow-listed).
+func list(s string) []string {
+	if strings.TrimSpace(s) == "" {
+		return nil
+	}
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// publicIDRE is a dashboard public id as the command accepts it; the
+// Config check applies the kit's own rule.
+var publicIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
+
+// parseDashboards reads "publicId[:Title],..." into dashboard targets
+// named by their public ids. Empty is no target.
+func parseDashboards(s string) (map[string]middleware.Target, error) {
+	targets := map[string]middleware.Target{}
+	for _, item := range list(s) {
+		id, _, _ := strings.Cut(item, ":")
+		id = strings.TrimSpace(id)
+		if !publicIDRE.MatchString(id) {
+			return nil, fmt.Errorf("%q is not a dashboard public id (letters, digits, '-' and '_')", id)
+		}
+		targets[id] = middleware.Target{Kind: middleware.KindDashboard, PublicID: id}
+	}
+	return targets, nil
+}
+
+// maxReport bounds the report read from an app.
+const maxReport = 1 << 20
+
+// fetchReport reads the JSON report of a running app's doctor.Handler.
+func fetchReport(ctx context.Context, app string) (*doctor.Report, error) {
+	u, err := url.Parse(app)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("%w: -app %q must be the absolute http or https URL of the app's doctor handler", errUsage, app)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: -app: %v", errUsage, err)
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("embedkit doctor: asking the app at %s: %w", u.Redacted(), err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxReport))
+	if err != nil {
+		return nil, fmt.Errorf("embedkit doctor: reading the app's answer: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("embedkit doctor: the app at %s answered %d: %s", u.Redacted(), resp.StatusCode, strings.TrimSpace(string(body)))
+	}
+	var rep doctor.Report
+	if err := json.Unmarshal(body, &rep); err != nil || rep.Checks == nil {
+		return nil, fmt.Errorf("embedkit doctor: the app at %s did not answer a doctor report (is -app the doctor.Handler's URL?)", u.Redacted())
+	}
+	return &rep, nil
 }

@@ -11,19 +11,29 @@ import (
 
 	"github.com/embedkit/embedkit/doctor"
 	"github.com/embedkit/embedkit/embedkittest"
+	"github.com/embedkit/embedkit/middleware"
 )
 
-// TestDoctorCommand runs the command against the emulator, configured
-// through the environment and through flags, and checks its exit status
-// and both report forms.
+// TestDoctorCommand runs the command against the emulator, with the
+// set-up described through the environment and through flags, and checks
+// its exit status and both report forms.
 func TestDoctorCommand(t *testing.T) {
 	p := embedkittest.NewPlatform(t)
 	env := map[string]string{
 		"EMBEDKIT_BASE_URL":      p.URL(),
 		"EMBEDKIT_API_KEY":       p.APIKey(),
 		"EMBEDKIT_DEPLOYMENT_ID": "1",
+		"EMBEDKIT_DASHBOARDS":    "sales-overview:Sales,regional-performance",
 	}
 	getenv := func(k string) string { return env[k] }
+	without := func(name string) func(string) string {
+		return func(k string) string {
+			if k == name {
+				return ""
+			}
+			return env[k]
+		}
+	}
 	none := func(string) string { return "" }
 
 	tests := []struct {
@@ -31,18 +41,29 @@ func TestDoctorCommand(t *testing.T) {
 		args   []string
 		getenv func(string) string
 		code   int
-		out    string // in stdout
-		errOut string // in stderr
+		out    []string // in stdout
+		errOut string   // in stderr
+		notErr string   // not in stderr
 	}{
-		{"healthy, from the environment", []string{"doctor"}, getenv, 0, "0 failed", ""},
-		{"healthy, from flags", []string{"doctor", "-platform-url", p.URL(), "-api-key", p.APIKey(), "-deployment", "1"}, none, 0, "ok       dashboard", ""},
-		{"unknown dashboard fails", []string{"doctor", "-dashboards", "sales-overview:Sales,no-such-board:Nope"}, getenv, 1, "no published dashboard no-such-board", ""},
-		{"wrong key fails", []string{"doctor", "-api-key", "ek_wrong_key_for_this_test"}, getenv, 1, "refused the API key", ""},
-		{"no platform named", []string{"doctor"}, none, 2, "", "EMBEDKIT_BASE_URL"},
-		{"platform URL of another scheme", []string{"doctor", "-platform-url", "ftp://x"}, getenv, 2, "", "EMBEDKIT_BASE_URL"},
-		{"stray argument", []string{"doctor", "now"}, getenv, 2, "", "unexpected argument"},
-		{"unknown subcommand", []string{"heal"}, getenv, 2, "", "usage: embedkit doctor"},
-		{"help", []string{"doctor", "-h"}, getenv, 0, "", "-host-url"},
+		{"healthy, from the environment", []string{"doctor"}, getenv, 0,
+			[]string{"configuration checked: the set-up on the command line", "regional-performance (dashboard regional-performance)", "0 failed"}, "", ""},
+		{"healthy, from flags", []string{"doctor", "-platform-url", p.URL(), "-api-key", p.APIKey(), "-deployment", "1", "-dashboards", "sales-overview",
+			"-groups", "sales,emea", "-attributes", "region", "-name", "billing staging"}, none, 0,
+			[]string{"configuration checked: billing staging", "groups:      emea, sales", "ok       dashboard sales-overview", "ok       attributes"}, "", ""},
+		{"unknown dashboard fails", []string{"doctor", "-dashboards", "sales-overview:Sales,no-such-board:Nope"}, getenv, 1,
+			[]string{"no published dashboard no-such-board"}, "", ""},
+		{"unknown group fails", []string{"doctor", "-groups", "sales,finance"}, getenv, 1,
+			[]string{"no groups named finance"}, "", ""},
+		{"wrong key fails, the deployment check shows as skipped", []string{"doctor", "-api-key", "ek_wrong_key_for_this_test"}, getenv, 1,
+			[]string{"refused the API key", "skipped  deployment", "EMBEDKIT_API_KEY or -api-key"}, "", ""},
+		{"nothing named: every missing setting", []string{"doctor"}, none, 2, nil, "EMBEDKIT_BASE_URL (or -platform-url) and EMBEDKIT_API_KEY (or -api-key) and EMBEDKIT_DEPLOYMENT_ID", ""},
+		{"only the key missing: that one", []string{"doctor"}, without("EMBEDKIT_API_KEY"), 2, nil, "EMBEDKIT_API_KEY (or -api-key) is not set", "EMBEDKIT_BASE_URL"},
+		{"only the deployment missing: that one", []string{"doctor"}, without("EMBEDKIT_DEPLOYMENT_ID"), 2, nil, "EMBEDKIT_DEPLOYMENT_ID (or -deployment) is not set", "EMBEDKIT_API_KEY"},
+		{"platform URL of another scheme", []string{"doctor", "-platform-url", "ftp://x"}, getenv, 2, nil, "EMBEDKIT_BASE_URL", ""},
+		{"bad dashboard id", []string{"doctor", "-dashboards", "a b"}, getenv, 2, nil, "EMBEDKIT_DASHBOARDS (-dashboards)", ""},
+		{"stray argument", []string{"doctor", "now"}, getenv, 2, nil, "unexpected argument", ""},
+		{"unknown subcommand", []string{"heal"}, getenv, 2, nil, "usage: embedkit doctor", ""},
+		{"help", []string{"doctor", "-h"}, getenv, 0, nil, "-app", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -51,11 +72,16 @@ func TestDoctorCommand(t *testing.T) {
 			if code != tt.code {
 				t.Errorf("exit status %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, stdout.String(), stderr.String())
 			}
-			if !strings.Contains(stdout.String(), tt.out) {
-				t.Errorf("stdout lacks %q:\n%s", tt.out, stdout.String())
+			for _, s := range tt.out {
+				if !strings.Contains(stdout.String(), s) {
+					t.Errorf("stdout lacks %q:\n%s", s, stdout.String())
+				}
 			}
 			if !strings.Contains(stderr.String(), tt.errOut) {
 				t.Errorf("stderr lacks %q:\n%s", tt.errOut, stderr.String())
+			}
+			if tt.notErr != "" && strings.Contains(stderr.String(), tt.notErr) {
+				t.Errorf("stderr names %q, which is set:\n%s", tt.notErr, stderr.String())
 			}
 			embedkittest.CheckText(t, p, "stdout", stdout.String())
 			embedkittest.CheckText(t, p, "stderr", stderr.String())
@@ -71,10 +97,10 @@ func TestDoctorCommand(t *testing.T) {
 		if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
 			t.Fatalf("stdout is not a JSON report: %v\n%s", err, stdout.String())
 		}
-		if rep.Deployment != 1 || len(rep.Checks) == 0 || rep.Failed() {
+		if rep.Deployment != 1 || len(rep.Checks) == 0 || rep.Failed() || len(rep.Config.Targets) != 2 {
 			t.Errorf("report %+v", rep)
 		}
-		if c, ok := rep.Find("dashboard", ""); !ok || c.Status != doctor.OK {
+		if c, ok := rep.Find("dashboard", "sales-overview"); !ok || c.Status != doctor.OK {
 			t.Errorf("dashboard check %+v", c)
 		}
 	})
@@ -127,4 +153,55 @@ func TestDoctorHostURLRedacted(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestDoctorCommandApp reads a running app's own report through its
+// doctor.Handler: the app's name, targets and groups, not the demo's, and
+// fixes without the demo's variables. The README shows this report.
+func TestDoctorCommandApp(t *testing.T) {
+	p := embedkittest.NewPlatform(t)
+	kc := p.KitConfig()
+	kc.Policy.AllowedGroups = []string{"sales", "emea"}
+	kc.Targets = map[string]middleware.Target{"revenue": {Kind: middleware.KindDashboard, PublicID: "sales-overview"}}
+	admin := http.NewServeMux()
+	admin.Handle("GET /debug/embedkit/doctor", doctor.Handler(doctor.Config{Name: "ledger", Kit: kc}))
+	srv := httptest.NewServer(admin)
+	t.Cleanup(srv.Close)
+
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"doctor", "-app", srv.URL + "/debug/embedkit/doctor"}, func(string) string { return "" }, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit status %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+	for _, s := range []string{
+		"configuration checked: ledger",
+		"targets:     revenue (dashboard sales-overview)",
+		"groups:      emea, sales (Policy.AllowedGroups)",
+		"attributes:  any attribute (Policy.AllowedAttributes is nil)",
+		"host origin: derived from each request (Origins.Host is unset)",
+		"warning  attributes",
+		"warning  host-origin",
+		"7 ok, 2 warning, 0 failed, 3 skipped",
+	} {
+		if !strings.Contains(stdout.String(), s) {
+			t.Errorf("stdout lacks %q:\n%s", s, stdout.String())
+		}
+	}
+	if strings.Contains(stdout.String(), "EMBEDKIT_") {
+		t.Errorf("the report of another app names the demo's variables:\n%s", stdout.String())
+	}
+	embedkittest.CheckText(t, p, "stdout", stdout.String())
+
+	for _, tt := range []struct{ name, app, errOut string }{
+		{"not a doctor", srv.URL + "/nothing-here", "answered 404"},
+		{"not a URL", "127.0.0.1:6060", "-app"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if code := run(context.Background(), []string{"doctor", "-app", tt.app}, func(string) string { return "" }, &stdout, &stderr); code == 0 || !strings.Contains(stderr.String(), tt.errOut) {
+				t.Errorf("exit status %d, stderr %q; want non-zero naming %q", code, stderr.String(), tt.errOut)
+			}
+		})
+	}
+	embedkittest.AssertRevoked(t, p, doctor.DefaultProbeExternalID)
 }

@@ -44,7 +44,10 @@
 // ek_dev_only_admin_all, ek_dev_only_admin_d1 and ek_dev_only_personal,
 // groups sales, emea, amer, apac and analysts, and deployment 1 with
 // dashboards sales-overview, regional-performance, draft-board (unpublished)
-// and broken-board (always fails to render).
+// and broken-board (always fails to render; marked "testOnly", so the
+// pages' in-embed navigation leaves it out while its address still opens
+// it). A dashboard with "testOnly": true is published and embeddable but
+// not listed in the navigation.
 //
 // # Authentication
 //
@@ -179,8 +182,10 @@
 // navigation, with cube:event:navigate (links to the deployment's other
 // dashboards, or the navigate action); cube:event:dashboard-loaded with
 // widgetCount and loadDurationMs after each load, refresh or filter change;
-// cube:event:download when the viewer downloads the rows as CSV (the
-// button exists with allowExport=true only); cube:event:drilldown when the
+// cube:event:download when the viewer downloads the rows as CSV or the
+// whole dashboard as PNG or PDF (allowExport=true only; the PNG and PDF
+// come from GET /embed/api/export with the embed token, a route of the
+// emulator's own); cube:event:drilldown when the
 // viewer clicks a bar (member sales.region); cube:event:ai-query on the
 // chat surface; and cube:event:error, fatal with context embed-render for a
 // dashboard whose fixture has a renderError and embed-session for a
@@ -189,6 +194,17 @@
 // other message. It honours cube:action:set-filter, navigate, refresh,
 // set-locale, set-theme, set-color-scheme and the uncatalogued
 // set-timezone.
+//
+// The page honours the documented chrome switches of its address, read
+// when the page is rendered: allowExport counts only as the literal "true"
+// (the account's dataDownloadsRestricted outranks it), and each hide
+// switch only as the literal "false". showDashboardHeader=false hides the
+// whole header, and so the back button, title, edit and duplicate buttons
+// whatever their own switches say; showDashboardExportMenu hides the
+// PNG/PDF menu; showWorkbookBackButton applies to the app and showNewChat,
+// showChatInput and showChatHistory to the chat. A switch of another
+// surface is ignored. The edit and duplicate buttons are shown disabled:
+// the emulator has no editor.
 //
 // A session is bound to its deployment and to nothing narrower: the
 // specification and the platform's documentation say a session grants

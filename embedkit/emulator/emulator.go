@@ -308,6 +308,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /embed/assets/", s.handleEmbedPage)
 	m.HandleFunc("GET /embed/chat", s.handleEmbedPage)
 	m.HandleFunc("GET /embed/api/context", s.handleEmbedContext)
+	m.HandleFunc("GET /embed/api/export", s.handleEmbedExport)
 	m.HandleFunc("GET /api/v1/embed/dashboard/{publicId}", s.handleEmbedDashboard)
 
 	s.controlRoutes()

@@ -183,6 +183,12 @@ type Dashboard struct {
 	// RenderError, when set, makes every export of it fail with this
 	// message.
 	RenderError string `json:"renderError,omitempty"`
+	// TestOnly marks a dashboard that exists for tests (such as one with
+	// a RenderError): it stays published and opens at its address, but
+	// the embedded pages leave it out of their in-embed navigation, so
+	// people browsing an emulated deployment do not meet it. The
+	// navigation is the emulator's; the switch is not a platform setting.
+	TestOnly bool `json:"testOnly,omitempty"`
 }
 
 // AuditEvent is an audit log event.

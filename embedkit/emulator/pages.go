@@ -55,6 +55,8 @@ type embedPage struct {
 	// SessionParam is the query parameter holding the session id:
 	// "sessionId" for chat, "session" elsewhere.
 	SessionParam string
+	// Chrome is which parts of the page show, from the address switches.
+	Chrome pageChrome
 }
 
 // errorPage is what error.html is rendered from.
@@ -73,7 +75,9 @@ type errorPage struct {
 //	/embed/chat?sessionId=...                              analytics chat
 //	/embed/assets/{embed.js,embed.css}                     the pages' script and styles
 //
-// An unknown dashboard or path gets an HTML 404 page.
+// The address's chrome switches (allowExport and the show... hide
+// switches, see readChrome) decide which parts of the page are rendered
+// hidden. An unknown dashboard or path gets an HTML 404 page.
 func (s *Server) handleEmbedPage(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
@@ -95,6 +99,10 @@ func (s *Server) handleEmbedPage(w http.ResponseWriter, r *http.Request) {
 		writeErrorPage(w, http.StatusNotFound, "Dashboard not found", "This dashboard does not exist or is not published for embedding.")
 		return
 	}
+	s.mu.Lock()
+	restricted := s.st.fx.DataDownloadsRestricted
+	s.mu.Unlock()
+	page.Chrome = readChrome(page.Surface, r.URL.Query(), restricted)
 	var buf bytes.Buffer
 	if err := pageTemplates.ExecuteTemplate(&buf, "page.html", page); err != nil {
 		s.writeError(w, http.StatusInternalServerError, "render embedded page")
@@ -404,13 +412,13 @@ func (s *Server) dashboardRenderError(publicID string) string {
 }
 
 // publishedDashboards lists the published dashboards of a deployment (every
-// deployment for 0), by public id.
+// deployment for 0), by public id, leaving out those marked TestOnly.
 func (s *Server) publishedDashboards(deploymentID int64) []embedDashboard {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := []embedDashboard{}
 	for id, d := range s.st.byPublicID {
-		if d.Published && (deploymentID == 0 || d.deploymentID == deploymentID) {
+		if d.Published && !d.TestOnly && (deploymentID == 0 || d.deploymentID == deploymentID) {
 			out = append(out, embedDashboard{PublicID: id, Title: d.Title})
 		}
 	}

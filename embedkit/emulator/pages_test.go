@@ -637,3 +637,42 @@ func TestDateFollowsClock(t *testing.T) {
 		}
 	}
 }
+
+// TestTestOnlyDashboardNotListed: the built-in fixture's broken-board,
+// marked testOnly, opens at its address but is not in the navigation
+// that people browsing the demo see.
+func TestTestOnlyDashboardNotListed(t *testing.T) {
+	s, err := New(nil, WithClock(func() time.Time { return pagesEpoch }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := serve(t, s, "POST", "/api/v1/embed/generate-session", "Bearer ek_dev_only_admin_all", strings.NewReader(`{"deploymentId":1,"externalId":"ana"}`))
+	var gen struct{ SessionID string }
+	if err := json.Unmarshal([]byte(readBody(t, res)), &gen); err != nil {
+		t.Fatal(err)
+	}
+	res = serve(t, s, "POST", "/api/v1/embed/session/token", "", strings.NewReader(`{"sessionId":"`+gen.SessionID+`"}`))
+	var ex struct{ Token string }
+	if err := json.Unmarshal([]byte(readBody(t, res)), &ex); err != nil {
+		t.Fatal(err)
+	}
+	res = serve(t, s, "GET", "/embed/api/context?publicId=broken-board", "Bearer "+ex.Token, nil)
+	body := readBody(t, res)
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("context of broken-board: %d %s", res.StatusCode, body)
+	}
+	var ctx embedContext
+	if err := json.Unmarshal([]byte(body), &ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ctx.RenderError == "" {
+		t.Error("broken-board no longer fails to render")
+	}
+	var listed []string
+	for _, d := range ctx.Dashboards {
+		listed = append(listed, d.PublicID)
+	}
+	if want := []string{"regional-performance", "sales-overview"}; !reflect.DeepEqual(listed, want) {
+		t.Errorf("navigation lists %v, want %v", listed, want)
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"github.com/embedkit/embedkit/adapters/memstore"
 	"github.com/embedkit/embedkit/adapters/oidcclaims"
 	"github.com/embedkit/embedkit/adapters/redisstore"
+	"github.com/embedkit/embedkit/doctor"
 	"github.com/embedkit/embedkit/embedkit"
 	"github.com/embedkit/embedkit/middleware"
 	"github.com/embedkit/embedkit/web/static"
@@ -70,6 +71,7 @@ type App struct {
 	now         func() time.Time
 	handler     http.Handler
 	kit         *middleware.Kit
+	kitConfig   middleware.Config
 	auth        *Auth
 	store       *sessions.CookieStore
 	identity    *gorillasession.Identity
@@ -168,6 +170,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		a.closeRedis()
 		return nil, fmt.Errorf("webapp: %w", err)
 	}
+	a.kitConfig = kc
 
 	a.auth, err = NewAuth(ctx, AuthConfig{
 		Issuer:       cfg.OIDCIssuer,
@@ -249,14 +252,31 @@ func (a *App) endedSessions() (revocationList, error) {
 	return m, nil
 }
 
+// DoctorHandler is the doctor (doctor.Handler) on the app's own
+// middleware.Config, for the app's loopback listener: "embedkit doctor
+// -app URL" reads it. Its fixes name the environment variables the app
+// reads its settings from.
+func (a *App) DoctorHandler() http.Handler {
+	return doctor.Handler(doctor.Config{
+		Name: "Ledgerly (the demo app)",
+		Kit:  a.kitConfig,
+		Sources: map[string]string{
+			"APIKey":              EnvAPIKey,
+			"PlatformURL":         EnvBaseURL,
+			"Policy.DeploymentID": EnvDeploymentID,
+			"Origins.Host":        "the app's public URL, -public-url",
+		},
+	})
+}
+
 // KitConfig returns the platform half of the middleware.Config the app
 // gives middleware.New, from the platform fields of cfg (PlatformURL,
 // APIKey, DeploymentID, Dashboards, AllowedGroups, GroupMap,
 // CreatorTenants, PrimaryColor, HTTPClient, Logger; PublicURL, when set,
 // is Origins.Host): Platform, Policy, PlatformURL, Targets, Origins
 // and the login settings. The app adds its Identity, Store, Logger,
-// Metrics and ErrorHandler. The doctor command checks this Config, so it
-// and the app cannot disagree.
+// Metrics and ErrorHandler. The app's DoctorHandler checks the Config
+// the app serves with.
 func KitConfig(cfg Config) (middleware.Config, error) {
 	if err := cfg.checkPlatform(); err != nil {
 		return middleware.Config{}, err

@@ -95,6 +95,10 @@ type Demo struct {
 	// MetricsURL is the Prometheus endpoint of the kit's metrics
 	// (adapters/ekprom), on loopback.
 	MetricsURL string
+	// DoctorURL is the app's doctor (App.DoctorHandler) on the same
+	// loopback listener: "embedkit doctor -app DoctorURL" checks the
+	// Config the app serves with.
+	DoctorURL string
 
 	servers []*http.Server
 	errc    chan error
@@ -197,6 +201,8 @@ func RunDemo(ctx context.Context, opts DemoOptions) (*Demo, error) {
 		return nil, err
 	}
 	d.App = app
+	mux.Handle("GET /debug/embedkit/doctor", app.DoctorHandler())
+	d.DoctorURL = "http://" + metricsLn.Addr().String() + "/debug/embedkit/doctor"
 	appSrv.Handler = app
 	d.serve(appSrv, appLn)
 	ok = true

@@ -643,8 +643,12 @@ func TestDemoFlow(t *testing.T) {
 	if resp, _ := ana.get(app + LogoutPath); resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != http.MethodPost {
 		t.Errorf("GET /logout: %d Allow %q", resp.StatusCode, resp.Header.Get("Allow"))
 	}
-	if resp, _ := ana.post(app+LogoutPath, url.Values{}, nil); resp.StatusCode != http.StatusForbidden {
-		t.Errorf("POST /logout without token: %d, want 403", resp.StatusCode)
+	// A person who lands on the refusal reads what happened and finds a
+	// way back and a fresh sign-out form.
+	if resp, body := ana.post(app+LogoutPath, url.Values{}, nil); resp.StatusCode != http.StatusForbidden ||
+		!strings.Contains(body, "Sign-out refused") || !strings.Contains(body, "You are still signed in") ||
+		!strings.Contains(body, `href="/dashboards">Back to dashboards</a>`) || !strings.Contains(body, `id="logout-form"`) {
+		t.Errorf("POST /logout without token: %d, want 403 with an explanation and a way back; body %.3000s", resp.StatusCode, body)
 	}
 	if resp, _ := ana.post(app+LogoutPath, url.Values{"csrf_token": {"wrong" + anaToken}}, nil); resp.StatusCode != http.StatusForbidden {
 		t.Errorf("POST /logout with a wrong token: %d, want 403", resp.StatusCode)

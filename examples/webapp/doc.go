@@ -75,7 +75,9 @@
 //
 // RunDemo serves the kit's Prometheus metrics (adapters/ekprom) at
 // Demo.MetricsURL, on a loopback listener of its own: an operator's
-// scraper reads them, the app's visitors cannot.
+// scraper reads them, the app's visitors cannot. The same listener serves
+// the doctor on the Config the app serves with (App.DoctorHandler) at
+// Demo.DoctorURL, which "embedkit doctor -app" reads.
 //
 // # Logs
 //

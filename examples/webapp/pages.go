@@ -275,7 +275,8 @@ func (a *App) logout(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := a.cop.Check(r); err != nil {
 		a.log.Warn("webapp: cross-origin sign-out refused")
-		a.forbiddenForm(w, r, nil)
+		v, _ := a.viewer(r)
+		a.refusedSignOut(w, r, v)
 		return
 	}
 	v, err := a.viewer(r)
@@ -300,7 +301,7 @@ func (a *App) logout(w http.ResponseWriter, r *http.Request) {
 	}
 	if !a.validCSRF(v, r.PostForm.Get("csrf_token")) {
 		a.log.Warn("webapp: sign-out without a valid form token refused")
-		a.forbiddenForm(w, r, v)
+		a.refusedSignOut(w, r, v)
 		return
 	}
 	a.kit.Logout(http.HandlerFunc(a.endSession)).ServeHTTP(w, r)
@@ -329,6 +330,27 @@ func (a *App) endSession(w http.ResponseWriter, r *http.Request) {
 		target = "/"
 	}
 	http.Redirect(w, r, target, http.StatusSeeOther)
+}
+
+// refusedSignOut answers a sign-out refused for its origin or form token:
+// the viewer is still signed in, and the page says so, with the way back
+// and the way to sign out (the account menu carries a fresh form).
+func (a *App) refusedSignOut(w http.ResponseWriter, r *http.Request, v *middleware.Viewer) {
+	if wantsJSON(r) {
+		writeJSONError(w, http.StatusForbidden, "Sign-out refused: the form was out of date or sent from another site. You are still signed in; sign out again from the account menu.")
+		return
+	}
+	e := templates.ErrorFor(templates.KindForbidden)
+	e.Title = "Sign-out refused"
+	if v != nil {
+		e.Detail = "You are still signed in. The sign-out form had expired or was sent from another site, " +
+			"so nothing was ended. To sign out, use Sign out in the account menu of this page."
+		e.RetryURL, e.RetryLabel = "/dashboards", "Back to dashboards"
+	} else {
+		e.Detail = "The sign-out form had expired or was sent from another site, so it was not used. You are not signed in on this browser."
+		e.RetryURL, e.RetryLabel = "/", "Go to the home page"
+	}
+	a.errorPage(w, r, v, e)
 }
 
 // forbiddenForm answers a form post refused for its origin or token.

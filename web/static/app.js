@@ -229,6 +229,27 @@
     }
   }
 
+  // logTime formats the time of an event in the viewer's chosen language
+  // and time zone (the settings form's selects), as the embeds show
+  // theirs; without the form, or with a value the browser does not know,
+  // it falls back to the browser's own.
+  function logTime(date) {
+    var loc = document.getElementById("locale-select");
+    var tz = document.getElementById("timezone-select");
+    var locale = loc && loc.value ? loc.value : undefined;
+    var opts = { timeStyle: "medium" };
+    if (tz && tz.value) opts.timeZone = tz.value;
+    try {
+      return new Intl.DateTimeFormat(locale, opts).format(date);
+    } catch (e) {
+      try {
+        return new Intl.DateTimeFormat(locale, { timeStyle: "medium" }).format(date);
+      } catch (e2) {
+        return date.toLocaleTimeString();
+      }
+    }
+  }
+
   function initEventLog(list) {
     LOGGED.forEach(function (name) {
       onEmbed(name, function (detail) {
@@ -236,7 +257,9 @@
         li.className = "event-log-item";
         li.setAttribute("data-event", name);
         var when = document.createElement("time");
-        when.textContent = new Date().toLocaleTimeString();
+        var now = new Date();
+        when.setAttribute("datetime", now.toISOString());
+        when.textContent = logTime(now);
         var what = document.createElement("strong");
         what.textContent = name;
         li.appendChild(when);

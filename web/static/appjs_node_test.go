@@ -71,7 +71,12 @@ const filterBar = element("div", { id: "filter-bar" });
 const regionSelect = filterBar.appendChild(element("select", { "data-embedkit-filter": "sales.region" }));
 const refreshButton = element("button", { id: "embed-refresh" });
 const eventLog = element("ol", { id: "event-log" });
+const localeSelect = element("select", { id: "locale-select" });
+localeSelect.value = "de-DE";
+const timezoneSelect = element("select", { id: "timezone-select" });
+timezoneSelect.value = "Europe/Berlin";
 const byId = {
+  "locale-select": localeSelect, "timezone-select": timezoneSelect,
   settings: form, "settings-status": settingsStatus, "embed-status": embedStatus, "embed-frame": frame,
   "account-name": accountName, "account-tenant": accountTenant, "filter-bar": filterBar,
   "embed-refresh": refreshButton, "event-log": eventLog,
@@ -165,6 +170,28 @@ const tick = () => new Promise((r) => setImmediate(r));
   refreshButton.listeners.click.forEach((fn) => fn({}));
   check("filter bar and refresh", frameCalls, [["setFilter", "sales.region", "EMEA"], ["setFilter", "sales.region", null], ["refresh"]]);
 
+  // The event log's clock reads 2026-03-01 13:05:09 UTC.
+  const RealDate = Date;
+  global.Date = class extends RealDate {
+    constructor(...a) { if (a.length) super(...a); else super(RealDate.UTC(2026, 2, 1, 13, 5, 9)); }
+  };
+  fire("embedkit:drilldown", { target: frame, detail: { name: "drilldown", payload: { member: "sales.region", value: "APAC" } } });
+  const first = eventLog.children[0].children[0];
+  check("event time in the viewer's locale and zone (de-DE, Europe/Berlin)", [first.nodeName, first.textContent, first.attrs.datetime],
+    ["TIME", "14:05:09", "2026-03-01T13:05:09.000Z"]);
+  localeSelect.value = "ja-JP";
+  timezoneSelect.value = "Asia/Tokyo";
+  fire("embedkit:view", { target: frame, detail: { payload: { path: "/embed/x" } } });
+  check("event time follows a new choice (ja-JP, Asia/Tokyo)", eventLog.children[0].children[0].textContent, "22:05:09");
+  localeSelect.value = "en-US";
+  timezoneSelect.value = "America/New_York";
+  fire("embedkit:view", { target: frame, detail: { payload: { path: "/embed/x" } } });
+  check("event time in en-US, America/New_York", eventLog.children[0].children[0].textContent.replace(/\s/g, " "), "8:05:09 AM");
+  timezoneSelect.value = "Mars/Olympus";
+  fire("embedkit:view", { target: frame, detail: { payload: { path: "/embed/x" } } });
+  check("unknown zone: the locale still applies", /^\d{1,2}:\d{2}:\d{2}\s[AP]M$/.test(eventLog.children[0].children[0].textContent), true);
+  global.Date = RealDate;
+  eventLog.children = [];
   fire("embedkit:drilldown", { target: frame, detail: { name: "drilldown", payload: { member: "sales.region", value: "APAC" } } });
   fire("embedkit:dashboard-loaded", { target: frame, detail: { name: "dashboard-loaded", payload: { widgetCount: 2, loadDurationMs: 41.6 } } });
   fire("embedkit:download", { target: other, detail: { name: "download", payload: { format: "csv" } } });

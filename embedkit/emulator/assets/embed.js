@@ -30,11 +30,11 @@
   // that a locale change shows in the words as well as in the numbers;
   // other languages fall back to English.
   var LABELS = {
-    en: { region: "Region", month: "Month", revenue: "Revenue", orders: "Orders", updated: "Updated", download: "Download CSV", askLabel: "Ask about your data", ask: "Ask" },
-    de: { region: "Region", month: "Monat", revenue: "Umsatz", orders: "Bestellungen", updated: "Aktualisiert", download: "CSV herunterladen", askLabel: "Fragen Sie Ihre Daten", ask: "Fragen" },
-    fr: { region: "Région", month: "Mois", revenue: "Chiffre d'affaires", orders: "Commandes", updated: "Mis à jour", download: "Télécharger en CSV", askLabel: "Interrogez vos données", ask: "Demander" },
-    es: { region: "Región", month: "Mes", revenue: "Ingresos", orders: "Pedidos", updated: "Actualizado", download: "Descargar CSV", askLabel: "Pregunte por sus datos", ask: "Preguntar" },
-    ja: { region: "地域", month: "月", revenue: "売上", orders: "注文数", updated: "更新日時", download: "CSV をダウンロード", askLabel: "データについて質問", ask: "質問" }
+    en: { region: "Region", month: "Month", revenue: "Revenue", orders: "Orders", updated: "Updated", download: "Download CSV", askLabel: "Ask about your data", ask: "Ask", back: "Back", edit: "Edit", duplicate: "Duplicate", export: "Export", newChat: "New chat" },
+    de: { region: "Region", month: "Monat", revenue: "Umsatz", orders: "Bestellungen", updated: "Aktualisiert", download: "CSV herunterladen", askLabel: "Fragen Sie Ihre Daten", ask: "Fragen", back: "Zurück", edit: "Bearbeiten", duplicate: "Duplizieren", export: "Exportieren", newChat: "Neuer Chat" },
+    fr: { region: "Région", month: "Mois", revenue: "Chiffre d'affaires", orders: "Commandes", updated: "Mis à jour", download: "Télécharger en CSV", askLabel: "Interrogez vos données", ask: "Demander", back: "Retour", edit: "Modifier", duplicate: "Dupliquer", export: "Exporter", newChat: "Nouvelle conversation" },
+    es: { region: "Región", month: "Mes", revenue: "Ingresos", orders: "Pedidos", updated: "Actualizado", download: "Descargar CSV", askLabel: "Pregunte por sus datos", ask: "Preguntar", back: "Atrás", edit: "Editar", duplicate: "Duplicar", export: "Exportar", newChat: "Nuevo chat" },
+    ja: { region: "地域", month: "月", revenue: "売上", orders: "注文数", updated: "更新日時", download: "CSV をダウンロード", askLabel: "データについて質問", ask: "質問", back: "戻る", edit: "編集", duplicate: "複製", export: "エクスポート", newChat: "新しいチャット" }
   };
 
   var root = document.getElementById("embed");
@@ -71,7 +71,9 @@
     loadPending: true,
     viewPending: true,
     renderFailed: false,
-    shownRows: []
+    shownRows: [],
+    // In-embed navigations the back buttons can go back through.
+    navDepth: 0
   };
 
   function $(id) {
@@ -860,7 +862,8 @@
     if (path === previous) {
       return;
     }
-    window.history.pushState(null, "", path + window.location.search);
+    window.history.pushState({ embedDepth: state.navDepth + 1 }, "", path + window.location.search);
+    setNavDepth(state.navDepth + 1);
     post("cube:event:navigate", { path: path, previousPath: previous });
     state.viewPending = true;
     if (surface === "dashboard") {
@@ -909,8 +912,60 @@
     post("cube:event:download", { format: "csv", target: "widget", widgetId: "rows", title: "Rows", rowCount: rows.length });
   }
 
-  // The chat surface answers from the rows the viewer may see.
+  // setNavDepth records how many in-embed steps the back buttons can go
+  // back through, and enables them when there is one.
+  function setNavDepth(n) {
+    state.navDepth = Math.max(n, 0);
+    ["back-button", "workbook-back-button"].forEach(function (id) {
+      if ($(id)) {
+        $(id).disabled = state.navDepth === 0;
+      }
+    });
+  }
+
+  // downloadDashboard saves the whole dashboard as PNG or PDF, rendered by
+  // the emulator from the rows the viewer may see, and tells the host
+  // what was downloaded.
+  function downloadDashboard(format) {
+    if (!state.token || state.ended || !publicId) {
+      return;
+    }
+    fetch("/embed/api/export?publicId=" + encodeURIComponent(publicId) + "&format=" + format, {
+      headers: { Authorization: "Bearer " + state.token },
+      cache: "no-store"
+    }).then(function (res) {
+      if (!res.ok) {
+        throw new Error("export answered " + res.status);
+      }
+      return res.blob();
+    }).then(function (blob) {
+      var url = URL.createObjectURL(blob);
+      var a = document.createElement("a");
+      a.href = url;
+      a.download = publicId + "." + format;
+      document.body.appendChild(a);
+      a.click();
+      a.remove();
+      setTimeout(function () { URL.revokeObjectURL(url); }, 1000);
+      var title = state.context && str(state.context.title);
+      var payload = { format: format, target: "dashboard" };
+      if (title) {
+        payload.title = title;
+      }
+      post("cube:event:download", payload);
+    }).catch(function (e) {
+      postError("dashboard export failed: " + e.message, "embed-export", false);
+    });
+  }
+
+  // The chat surface answers from the rows the viewer may see; the
+  // history lists the questions of the current chat.
   var chatSeq = 0;
+  function newChat() {
+    $("chat-history").replaceChildren();
+    $("chat-answer").textContent = "";
+    $("chat-input").value = "";
+  }
   function onChatSubmit(ev) {
     ev.preventDefault();
     var input = $("chat-input");
@@ -922,6 +977,9 @@
       return;
     }
     post("cube:event:ai-query", { query: query, status: "submitted", chatId: chatId });
+    var asked = document.createElement("li");
+    asked.textContent = query;
+    $("chat-history").appendChild(asked);
     var rows = Array.isArray(state.context.rows) ? state.context.rows : [];
     var revenue = 0;
     var orders = 0;
@@ -999,13 +1057,30 @@
   window.addEventListener("message", onMessage);
   $("chart").addEventListener("click", onChartActivate);
   $("chart").addEventListener("keydown", onChartActivate);
-  if (params.get("allowExport") === "true") {
-    $("download-csv").hidden = false;
-    $("download-csv").addEventListener("click", downloadCSV);
+  // The chrome switches of the address (allowExport, show...=false) are
+  // read by the platform when it renders the page: what they hide is
+  // rendered hidden, and the script leaves it so.
+  $("download-csv").addEventListener("click", downloadCSV);
+  if ($("export-menu")) {
+    $("export-menu").addEventListener("click", function (ev) {
+      var b = ev.target && ev.target.closest ? ev.target.closest("button[data-format]") : null;
+      if (b) {
+        downloadDashboard(b.getAttribute("data-format"));
+      }
+    });
   }
+  ["back-button", "workbook-back-button"].forEach(function (id) {
+    if ($(id)) {
+      $(id).addEventListener("click", function () {
+        if (state.navDepth > 0) {
+          window.history.back();
+        }
+      });
+    }
+  });
   if (surface === "chat") {
-    $("chat").hidden = false;
     $("chat-form").addEventListener("submit", onChatSubmit);
+    $("new-chat").addEventListener("click", newChat);
   }
   $("embed-nav").addEventListener("click", function (ev) {
     var a = ev.target && ev.target.closest ? ev.target.closest("a[data-public-id]") : null;
@@ -1017,6 +1092,8 @@
   });
   window.addEventListener("popstate", function () {
     // Back and forward inside the embed: reload what the address names.
+    var st = window.history.state;
+    setNavDepth(st && typeof st.embedDepth === "number" ? st.embedDepth : 0);
     var m = /\/dashboard\/([A-Za-z0-9][A-Za-z0-9_-]*)$/.exec(window.location.pathname);
     if (surface === "dashboard" && m && m[1] !== publicId) {
       publicId = m[1];
