@@ -130,27 +130,18 @@ func (s *Store) Add(ctx context.Context, key string, m middleware.Minted) error 
 		return nil
 	}
 	kd := digest(key)
+	rk := s.recordsKey(kd)
 	// One round trip for both scripts. The index comes first: an index
 	// entry without records is harmless, a record missing from the index
 	// would escape TakeSubject.
-	var added *redis.Cmd
-	run := func(eval bool) error {
-		_, err := s.client.Pipelined(ctx, func(p redis.Pipeliner) error {
-			script(ctx, p, eval, indexScript, []string{s.indexKey(m.Subject)}, kd, exp, now)
-			rk := s.recordsKey(kd)
-			added = script(ctx, p, eval, addScript, []string{rk, s.expiryKey(rk)}, m.SessionID, exp, m.Subject, now, s.maxPerKey, s.indexFrom)
-			return nil
-		})
-		return err
+	calls := []scriptCall{
+		{sc: indexScript, keys: []string{s.indexKey(m.Subject)}, args: []any{kd, exp, now}},
+		{sc: addScript, keys: []string{rk, s.expiryKey(rk)}, args: []any{m.SessionID, exp, m.Subject, now, s.maxPerKey, s.indexFrom}},
 	}
-	err := run(false)
-	if redis.HasErrorPrefix(err, "NOSCRIPT") {
-		// Redis restarted or flushed its script cache: send the sources.
-		err = run(true)
-	}
-	if err != nil {
+	if err := runScripts(ctx, s.client, calls); err != nil {
 		return fmt.Errorf("redisstore: add: %w", err)
 	}
+	added := calls[1].cmd
 	// Records pushed out of a full key go to the revoke queue, so that a
 	// session logout can no longer find is revoked, not forgotten.
 	pairs, err := added.StringSlice()
@@ -171,15 +162,44 @@ func (s *Store) Add(ctx context.Context, key string, m middleware.Minted) error 
 	return s.Defer(ctx, ds)
 }
 
-// script queues sc on p, by digest or with its source when eval is set,
-// and returns its command. Running scripts by digest in a pipeline cannot
-// fall back to the source on its own, as Script.Run does, so the caller
-// retries with eval.
-func script(ctx context.Context, p redis.Pipeliner, eval bool, sc *redis.Script, keys []string, args ...any) *redis.Cmd {
-	if eval {
-		return sc.Eval(ctx, p, keys, args...)
+// scriptCall is one script to run with its keys and arguments, and, once
+// run, its command.
+type scriptCall struct {
+	sc   *redis.Script
+	keys []string
+	args []any
+	cmd  *redis.Cmd
+}
+
+// runScripts runs calls in one pipeline, by digest. A server that lost its
+// script cache (a restart, SCRIPT FLUSH) answers NOSCRIPT, and the calls
+// it refused run again with their source; the others are not run again:
+// in Redis Cluster the scripts of one pipeline may run on different nodes,
+// and a script that did its work on a node with a warm cache must not do
+// it twice (a second Add script would find nothing left to push out of a
+// full key, and the record it pushed out the first time would be lost).
+// It returns the first error of any call, NOSCRIPT once retried aside.
+func runScripts(ctx context.Context, c redis.UniversalClient, calls []scriptCall) error {
+	_, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i := range calls {
+			calls[i].cmd = calls[i].sc.EvalSha(ctx, p, calls[i].keys, calls[i].args...)
+		}
+		return nil
+	})
+	if err == nil {
+		return nil
 	}
-	return sc.EvalSha(ctx, p, keys, args...)
+	for i := range calls {
+		if redis.HasErrorPrefix(calls[i].cmd.Err(), "NOSCRIPT") {
+			calls[i].cmd = calls[i].sc.Eval(ctx, c, calls[i].keys, calls[i].args...)
+		}
+	}
+	for _, call := range calls {
+		if err := call.cmd.Err(); err != nil && !errors.Is(err, redis.Nil) {
+			return err
+		}
+	}
+	return nil
 }
 
 // Take removes and returns every record under key whose ExpiresAt has not

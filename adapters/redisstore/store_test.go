@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -286,6 +287,65 @@ func TestAddAfterScriptFlush(t *testing.T) {
 		}
 		if g := ids(got); !slices.Equal(g, []string{"a"}) {
 			t.Errorf("TakeSubject = %v, want [a]", g)
+		}
+	})
+}
+
+// TestAddAfterOneNodeLostItsScripts: when the node of a subject's index
+// has lost its script cache and the node of the host session's records
+// has not (in Redis Cluster they are different nodes; on a single server
+// the one server loses both), an Add that pushes a record out of a full
+// key still hands that record to the revoke queue, exactly once. Running
+// the records script a second time would find nothing to push out, and
+// the record would be lost to logout.
+func TestAddAfterOneNodeLostItsScripts(t *testing.T) {
+	eachServer(t, func(t *testing.T, srv server) {
+		ctx := t.Context()
+		s, c, clock, _ := newTestStore(t, srv, WithMaxPerKey(1))
+		// A host session key whose records live on another node than
+		// alice's index, when there are several nodes.
+		key := "k"
+		nodeOf := func(k string) string {
+			cc, ok := c.(*redis.ClusterClient)
+			if !ok {
+				return "the server"
+			}
+			node, err := cc.MasterForKey(ctx, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return node.Options().Addr
+		}
+		for i := 0; nodeOf(s.recordsKey(digest(key))) == nodeOf(s.indexKey("alice")) && srv.name == "cluster"; i++ {
+			key = "k" + strconv.Itoa(i)
+		}
+		now := clock.Now()
+		if err := s.Add(ctx, key, minted("a", "alice", now.Add(time.Hour))); err != nil {
+			t.Fatal(err)
+		}
+		flushed := redis.UniversalClient(c)
+		if cc, ok := c.(*redis.ClusterClient); ok {
+			node, err := cc.MasterForKey(ctx, s.indexKey("alice"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			flushed = node
+		}
+		if err := flushed.ScriptFlush(ctx).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Add(ctx, key, minted("b", "alice", now.Add(2*time.Hour))); err != nil {
+			t.Fatalf("Add after the index's node lost its scripts: %v", err)
+		}
+		if left := dueIDs(t, s); !slices.Equal(left, []string{"a"}) {
+			t.Errorf("pushed out to the revoke queue: %v, want [a]", left)
+		}
+		got, err := s.Take(ctx, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g := ids(got); !slices.Equal(g, []string{"b"}) {
+			t.Errorf("Take = %v, want [b]", g)
 		}
 	})
 }
