@@ -62,12 +62,19 @@ func (k *Kit) RevokeRequest(w http.ResponseWriter, r *http.Request) error {
 	return k.revokeKey(r.Context(), k.storeFor(w, r), v.Key())
 }
 
-// RevokeSessionKey revokes every session id kept under key, the store key
-// of one host session (Viewer.Key), for hosts that end sessions outside a
-// request. With a RequestScoped store (a cookie) the ids live in the
-// browser: use RevokeRequest. Errors are those of RevokeRequest.
-func (k *Kit) RevokeSessionKey(ctx context.Context, key string) error {
-	return k.revokeKey(ctx, k.cfg.Store, key)
+// RevokeSessionKey revokes every session id minted for the host login
+// session sessionKey (a Viewer.SessionKey, such as an OpenID Connect
+// provider's sid), for hosts that end sessions outside a request. It
+// satisfies oidcclaims.SessionRevoker, so back-channel logout of a token
+// that names only a session reaches the Kit directly. With a
+// RequestScoped store (a cookie) the ids live in the browser: use
+// RevokeRequest. An empty sessionKey is an error; other errors are those
+// of RevokeRequest.
+func (k *Kit) RevokeSessionKey(ctx context.Context, sessionKey string) error {
+	if sessionKey == "" {
+		return errors.New("middleware: RevokeSessionKey: empty session key")
+	}
+	return k.revokeKey(ctx, k.cfg.Store, (&Viewer{SessionKey: sessionKey}).Key())
 }
 
 // RevokeSubject revokes every session id minted for subject across all

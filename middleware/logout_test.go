@@ -150,7 +150,7 @@ func TestQueuedRevokesExpire(t *testing.T) {
 	tk := newTestKit(t, nil)
 	mintFor(t, tk, "ana", 2)
 	tk.platform.setRevokeErr(errors.New("connection refused"))
-	if err := tk.RevokeSessionKey(context.Background(), (&Viewer{SessionKey: "hs-ana"}).Key()); err != nil {
+	if err := tk.RevokeSessionKey(context.Background(), "hs-ana"); err != nil {
 		t.Fatal(err)
 	}
 	tk.now = tk.now.Add(embedkit.SessionLifetime + embedkit.EmbedTokenLifetime + time.Second)
@@ -169,7 +169,7 @@ func TestRunRetriesInTheBackground(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- tk.Run(ctx) }()
-	if err := tk.RevokeSessionKey(context.Background(), (&Viewer{SessionKey: "hs-ana"}).Key()); err != nil {
+	if err := tk.RevokeSessionKey(context.Background(), "hs-ana"); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(20 * time.Millisecond)
@@ -229,7 +229,7 @@ func TestRevokeStoreFailure(t *testing.T) {
 	if next.runs.Load() != 1 {
 		t.Error("host logout did not run when the store failed")
 	}
-	if err := tk.RevokeSessionKey(context.Background(), "s:x"); !errors.Is(err, ErrStore) {
+	if err := tk.RevokeSessionKey(context.Background(), "x"); !errors.Is(err, ErrStore) {
 		t.Errorf("err = %v, want ErrStore", err)
 	}
 }
@@ -248,7 +248,7 @@ func TestRevokeSchedule(t *testing.T) {
 	queue.now = func() time.Time { return tk.now }
 	mintFor(t, tk, "ana", 1)
 	tk.platform.setRevokeErr(errors.New("connection refused"))
-	if err := tk.RevokeSessionKey(context.Background(), (&Viewer{SessionKey: "hs-ana"}).Key()); err != nil {
+	if err := tk.RevokeSessionKey(context.Background(), "hs-ana"); err != nil {
 		t.Fatal(err)
 	}
 	for attempt := 1; attempt <= 4; attempt++ {

@@ -1,8 +1,10 @@
 package middleware
 
 import (
+	"context"
 	"errors"
 	"net/http"
+	"time"
 )
 
 // Viewer is the host application's logged-in user, as the kit sees it. It
@@ -70,3 +72,33 @@ type IdentityFunc func(r *http.Request) (*Viewer, error)
 
 // Viewer calls f(r).
 func (f IdentityFunc) Viewer(r *http.Request) (*Viewer, error) { return f(r) }
+
+// EndedLogins is a server-side list of host login sessions that ended,
+// for an Identity whose sessions the server cannot delete: a cookie that
+// holds the whole session stays valid until it expires, so logout records
+// its key here, and the Identity refuses a copy of it from then on
+// (gorillasession.Identity.EndedLogins). Ending a login here is not
+// revoking an embed session on the platform: that is the Kit's
+// (Kit.RevokeRequest, RevokeSessionKey, RevokeSubject).
+//
+// gorillasession.MemoryEndedLogins keeps the list in one process;
+// redisstore.EndedLogins shares it between instances and restarts.
+// storetest.RunEndedLogins checks an implementation. Implementations must
+// be safe for concurrent use.
+type EndedLogins interface {
+	// EndLogin records that the login session with key (its
+	// Viewer.SessionKey) ended. The record may be dropped after until,
+	// when its cookie has expired anyway; a later until extends an
+	// earlier record, an earlier one never shortens it, and an until
+	// already past records nothing. An empty key is an error.
+	EndLogin(ctx context.Context, key string, until time.Time) error
+	// EndLoginsOf ends every login session of subject saved until now
+	// (OpenID Connect back-channel logout); a session saved later (a new
+	// login) is not affected. An empty subject is an error.
+	EndLoginsOf(ctx context.Context, subject string) error
+	// LoginEnded reports whether the login session of subject with key,
+	// saved at issued, has ended: by its key, or by an EndLoginsOf of its
+	// subject at or after issued. An error (the list is unreachable) is
+	// returned as such, never as "not ended": the caller decides.
+	LoginEnded(ctx context.Context, subject, key string, issued time.Time) (bool, error)
+}

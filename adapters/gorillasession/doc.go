@@ -47,15 +47,18 @@
 // # Logout that sticks
 //
 // A cookie cannot be deleted from the server: a copy taken before logout
-// stays valid until its MaxAge. Set Identity.Revocations (MemoryRevocations
-// for one instance that never restarts; redisstore.Revocations for several
-// instances, or for logout that must survive a restart) and Clear records
-// the session key, so that Viewer refuses the copy. The record is kept
+// stays valid until its MaxAge. Set Identity.EndedLogins, a
+// middleware.EndedLogins (MemoryEndedLogins for one instance that never
+// restarts; redisstore.EndedLogins for several instances, or for logout
+// that must survive a restart), and Clear records the login as ended, so
+// that Viewer refuses the copy. (Ending a login is the host's side of
+// logout; revoking the embed sessions minted for it on the platform is the
+// Kit's, Kit.Logout.) The record is kept
 // until MaxAge from the logout, since every save of the session signs the
 // cookie anew and a copy saved just before logout lives that long.
 // Identity.MaxLifetime bounds a login absolutely, however often its
-// cookie is saved again. MemoryRevocations.RevokeSubject ends every cookie
-// session of a subject, for OpenID Connect back-channel logout.
+// cookie is saved again. EndLoginsOf ends every cookie session of a
+// subject, for OpenID Connect back-channel logout.
 //
 // Clear expires the cookie before it writes to the list, so logout ends
 // the session in the browser even while the list is down. A record it

@@ -2,16 +2,17 @@ package gorillasession
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 )
 
-// MemoryRevocations is a Revocations kept in process memory, for a single
+// MemoryEndedLogins is a middleware.EndedLogins kept in process memory, for a single
 // instance of the host app (several instances need a shared list). Records
 // are dropped once the cookies they refuse have expired, so its size is
 // bounded by the logouts within one cookie lifetime. The zero value is not
-// ready; use NewMemoryRevocations.
-type MemoryRevocations struct {
+// ready; use NewMemoryEndedLogins.
+type MemoryEndedLogins struct {
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 
@@ -25,29 +26,32 @@ type subjectRevoke struct {
 	at, until time.Time
 }
 
-// NewMemoryRevocations returns an empty list. lifetime is the longest a
+// NewMemoryEndedLogins returns an empty list. lifetime is the longest a
 // session cookie lives (the store's MaxAge, DefaultMaxAge for
-// SecureCookieStore); subject-wide revokes are kept that long.
-func NewMemoryRevocations(lifetime time.Duration) *MemoryRevocations {
+// SecureCookieStore); an EndLoginsOf is kept that long.
+func NewMemoryEndedLogins(lifetime time.Duration) *MemoryEndedLogins {
 	if lifetime <= 0 {
 		lifetime = DefaultMaxAge * time.Second
 	}
-	return &MemoryRevocations{
+	return &MemoryEndedLogins{
 		lifetime: lifetime,
 		keys:     make(map[string]time.Time),
 		subjects: make(map[string]subjectRevoke),
 	}
 }
 
-func (m *MemoryRevocations) now() time.Time {
+func (m *MemoryEndedLogins) now() time.Time {
 	if m.Now != nil {
 		return m.Now()
 	}
 	return time.Now()
 }
 
-// RevokeSession records key as revoked until until.
-func (m *MemoryRevocations) RevokeSession(_ context.Context, key string, until time.Time) error {
+// EndLogin records the login session with key as ended until until.
+func (m *MemoryEndedLogins) EndLogin(_ context.Context, key string, until time.Time) error {
+	if key == "" {
+		return errors.New("gorillasession: EndLogin: empty session key")
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.now()
@@ -58,11 +62,13 @@ func (m *MemoryRevocations) RevokeSession(_ context.Context, key string, until t
 	return nil
 }
 
-// RevokeSubject revokes every session of subject saved until now; sessions
-// saved later (a new login) are not affected. Its signature matches
-// oidcclaims.SubjectRevoker, so back-channel logout can end cookie
-// sessions too.
-func (m *MemoryRevocations) RevokeSubject(_ context.Context, subject string) error {
+// EndLoginsOf ends every login session of subject saved until now;
+// sessions saved later (a new login) are not affected. Back-channel logout
+// uses it to end cookie sessions too.
+func (m *MemoryEndedLogins) EndLoginsOf(_ context.Context, subject string) error {
+	if subject == "" {
+		return errors.New("gorillasession: EndLoginsOf: empty subject")
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.now()
@@ -71,8 +77,9 @@ func (m *MemoryRevocations) RevokeSubject(_ context.Context, subject string) err
 	return nil
 }
 
-// Revoked reports whether the session was revoked by key or by subject.
-func (m *MemoryRevocations) Revoked(_ context.Context, subject, key string, issued time.Time) (bool, error) {
+// LoginEnded reports whether the login session ended, by its key or by
+// its subject.
+func (m *MemoryEndedLogins) LoginEnded(_ context.Context, subject, key string, issued time.Time) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.now()
@@ -86,7 +93,7 @@ func (m *MemoryRevocations) Revoked(_ context.Context, subject, key string, issu
 }
 
 // prune drops records whose cookies have expired.
-func (m *MemoryRevocations) prune(now time.Time) {
+func (m *MemoryEndedLogins) prune(now time.Time) {
 	for k, until := range m.keys {
 		if !now.Before(until) {
 			delete(m.keys, k)

@@ -20,7 +20,7 @@ func Example() {
 	}
 	store := gorillasession.SecureCookieStore(keys...)
 	id := gorillasession.New(store, "host-session")
-	id.Revocations = gorillasession.NewMemoryRevocations(gorillasession.DefaultMaxAge * time.Second)
+	id.EndedLogins = gorillasession.NewMemoryEndedLogins(gorillasession.DefaultMaxAge * time.Second)
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /auth/callback", func(w http.ResponseWriter, r *http.Request) {

@@ -35,7 +35,7 @@ const MaxCookieBytes = 4096
 var ErrCookieTooLarge = errors.New("gorillasession: session cookie too large")
 
 // ErrNotRecorded is returned (wrapped, with the list's error) by Clear and
-// End when the ended login could not be written to Revocations. Clear has
+// End when the ended login could not be written to EndedLogins. Clear has
 // expired the cookie anyway, and has logged and counted the failure.
 var ErrNotRecorded = errors.New("gorillasession: the ended login could not be recorded")
 
@@ -48,11 +48,11 @@ type Identity struct {
 
 	// Now is the clock (default time.Now).
 	Now func() time.Time
-	// Revocations, when set, make logout stick on the server: Clear records
+	// EndedLogins, when set, makes logout stick on the server: Clear records
 	// the session key, and Viewer refuses revoked sessions, so a copy of a
 	// pre-logout cookie no longer logs anyone in. Without it a cookie store
 	// cannot invalidate a cookie before its MaxAge.
-	Revocations Revocations
+	EndedLogins middleware.EndedLogins
 	// MaxLifetime, when positive, is the absolute lifetime of a login:
 	// Viewer refuses a session whose viewer was saved by Save longer ago,
 	// however often the cookie was saved again since (each save signs it
@@ -60,7 +60,7 @@ type Identity struct {
 	// by every save, as the only bound.
 	MaxLifetime time.Duration
 	// Logger receives a record when Clear could not write the ended login
-	// to Revocations (no session key, only the list's error). Default:
+	// to EndedLogins (no session key, only the list's error). Default:
 	// none.
 	Logger *slog.Logger
 	// Metrics counts the logouts Clear could not record, when it
@@ -158,7 +158,7 @@ func (id *Identity) Save(w http.ResponseWriter, r *http.Request, v *middleware.V
 // Viewer returns the viewer stored by Save. It returns ErrNoViewer when the
 // session holds none, when the cookie does not decode (tampered, expired,
 // or signed with a retired key), when the login is older than
-// MaxLifetime, and when Revocations says the session was revoked.
+// MaxLifetime, and when EndedLogins says the login ended.
 func (id *Identity) Viewer(r *http.Request) (*middleware.Viewer, error) {
 	sess, err := id.session(r)
 	if err != nil {
@@ -175,10 +175,10 @@ func (id *Identity) Viewer(r *http.Request) (*middleware.Viewer, error) {
 	if id.MaxLifetime > 0 && !id.now().Before(time.UnixMilli(rec.Issued).Add(id.MaxLifetime)) {
 		return nil, fmt.Errorf("%w: the login is older than Identity.MaxLifetime", middleware.ErrNoViewer)
 	}
-	if id.Revocations != nil {
-		revoked, err := id.Revocations.Revoked(r.Context(), rec.Subject, rec.SessionKey, time.UnixMilli(rec.Issued))
+	if id.EndedLogins != nil {
+		revoked, err := id.EndedLogins.LoginEnded(r.Context(), rec.Subject, rec.SessionKey, time.UnixMilli(rec.Issued))
 		if err != nil {
-			return nil, fmt.Errorf("gorillasession: checking revocations: %w", err)
+			return nil, fmt.Errorf("gorillasession: checking the ended logins: %w", err)
 		}
 		if revoked {
 			return nil, middleware.ErrNoViewer
@@ -189,7 +189,7 @@ func (id *Identity) Viewer(r *http.Request) (*middleware.Viewer, error) {
 
 // Clear ends the login session. It expires the cookie first (with a
 // server-side store, deletes the record), whatever else fails, so that
-// logout always ends the session in the browser. Then, when Revocations
+// logout always ends the session in the browser. Then, when EndedLogins
 // is set, it records the session key as ended until the cookie's MaxAge
 // from now, when every copy of the cookie, however recently saved, has
 // expired. A
@@ -227,12 +227,12 @@ func (id *Identity) Clear(w http.ResponseWriter, r *http.Request) error {
 	return saveErr
 }
 
-// End records the request's login session as ended in Revocations, for
+// End records the request's login session as ended in EndedLogins, for
 // as long as Clear does, so that a copy of its cookie signs nobody in, and
 // leaves the cookie and the session alone. It is for a new login over an
 // existing one, where the login handler replaces the cookie itself;
 // logout uses Clear. Without
-// Revocations, or when nobody is logged in, it does nothing. A record
+// EndedLogins, or when nobody is logged in, it does nothing. A record
 // that cannot be written is returned as an error wrapping ErrNotRecorded.
 func (id *Identity) End(r *http.Request) error {
 	sess, err := id.session(r)
@@ -258,14 +258,14 @@ func cookieMaxAge(sess *sessions.Session) int {
 // record records the login rec as ended until every copy of its cookie
 // has expired: maxAge seconds from now.
 func (id *Identity) record(ctx context.Context, rec storedViewer, maxAge int) error {
-	if id.Revocations == nil || rec.SessionKey == "" {
+	if id.EndedLogins == nil || rec.SessionKey == "" {
 		return nil
 	}
 	// The cookie is signed again each time its session is saved, so a
 	// copy saved just before now stays valid for maxAge from now: the
 	// login's own time says nothing about its copies.
 	until := id.now().Add(time.Duration(maxAge) * time.Second)
-	if err := id.Revocations.RevokeSession(ctx, rec.SessionKey, until); err != nil {
+	if err := id.EndedLogins.EndLogin(ctx, rec.SessionKey, until); err != nil {
 		return fmt.Errorf("%w: %w", ErrNotRecorded, err)
 	}
 	return nil
@@ -373,18 +373,4 @@ func securecookieOnly(codecs []securecookie.Codec) bool {
 		}
 	}
 	return len(codecs) > 0
-}
-
-// Revocations is a server-side list of ended login sessions, for stores
-// (cookies) that cannot delete a session on the server. Implementations
-// must be safe for concurrent use; MemoryRevocations is one.
-type Revocations interface {
-	// RevokeSession records that the session with this key ended; the
-	// record may be dropped after until, when its cookie has expired
-	// anyway.
-	RevokeSession(ctx context.Context, key string, until time.Time) error
-	// Revoked reports whether a session of subject with key, saved at
-	// issued, has been revoked: by its key, or by a revoke of every
-	// session of the subject after issued.
-	Revoked(ctx context.Context, subject, key string, issued time.Time) (bool, error)
 }

@@ -350,9 +350,9 @@ func TestClear(t *testing.T) {
 			id, _ := newIdentity(t)
 			id.Now = clock
 			if tt.revocations {
-				rev := gorillasession.NewMemoryRevocations(0)
+				rev := gorillasession.NewMemoryEndedLogins(0)
 				rev.Now = clock
-				id.Revocations = rev
+				id.EndedLogins = rev
 			}
 			b := newBrowser(t)
 			login(t, b, id, &middleware.Viewer{Subject: "u1"})
@@ -389,9 +389,9 @@ func TestEnd(t *testing.T) {
 	clock := func() time.Time { return now }
 	id, _ := newIdentity(t)
 	id.Now = clock
-	rev := gorillasession.NewMemoryRevocations(0)
+	rev := gorillasession.NewMemoryEndedLogins(0)
 	rev.Now = clock
-	id.Revocations = rev
+	id.EndedLogins = rev
 	b := newBrowser(t)
 
 	// Nobody logged in: nothing to end.
@@ -419,16 +419,16 @@ func TestRevokeSubject(t *testing.T) {
 	clock := func() time.Time { return now }
 	id, _ := newIdentity(t)
 	id.Now = clock
-	rev := gorillasession.NewMemoryRevocations(time.Hour)
+	rev := gorillasession.NewMemoryEndedLogins(time.Hour)
 	rev.Now = clock
-	id.Revocations = rev
+	id.EndedLogins = rev
 
 	laptop, phone, other := newBrowser(t), newBrowser(t), newBrowser(t)
 	login(t, laptop, id, &middleware.Viewer{Subject: "u1"})
 	login(t, phone, id, &middleware.Viewer{Subject: "u1"})
 	login(t, other, id, &middleware.Viewer{Subject: "u2"})
 	now = now.Add(time.Minute)
-	if err := rev.RevokeSubject(t.Context(), "u1"); err != nil {
+	if err := rev.EndLoginsOf(t.Context(), "u1"); err != nil {
 		t.Fatal(err)
 	}
 	now = now.Add(time.Minute)
@@ -437,7 +437,7 @@ func TestRevokeSubject(t *testing.T) {
 	// A login within the same second as a revoke, after it, is a new
 	// session: the issue time is kept to the millisecond.
 	now = now.Add(time.Minute)
-	if err := rev.RevokeSubject(t.Context(), "u3"); err != nil {
+	if err := rev.EndLoginsOf(t.Context(), "u3"); err != nil {
 		t.Fatal(err)
 	}
 	now = now.Add(300 * time.Millisecond)
@@ -465,7 +465,7 @@ func TestRevokeSubject(t *testing.T) {
 	}
 	t.Run("revoke forgotten after the cookie lifetime", func(t *testing.T) {
 		now = now.Add(2 * time.Hour)
-		if ok, _ := rev.Revoked(t.Context(), "u1", "", now.Add(-3*time.Hour)); ok {
+		if ok, _ := rev.LoginEnded(t.Context(), "u1", "", now.Add(-3*time.Hour)); ok {
 			t.Error("subject revoke still applies after its lifetime")
 		}
 	})

@@ -27,21 +27,21 @@ var errDown = errors.New("connection refused")
 // switchList is a list of ended logins that can be taken down.
 type switchList struct {
 	down atomic.Bool
-	gorillasession.Revocations
+	middleware.EndedLogins
 }
 
-func (l *switchList) RevokeSession(ctx context.Context, key string, until time.Time) error {
+func (l *switchList) EndLogin(ctx context.Context, key string, until time.Time) error {
 	if l.down.Load() {
 		return errDown
 	}
-	return l.Revocations.RevokeSession(ctx, key, until)
+	return l.EndedLogins.EndLogin(ctx, key, until)
 }
 
-func (l *switchList) Revoked(ctx context.Context, subject, key string, issued time.Time) (bool, error) {
+func (l *switchList) LoginEnded(ctx context.Context, subject, key string, issued time.Time) (bool, error) {
 	if l.down.Load() {
 		return false, errDown
 	}
-	return l.Revocations.Revoked(ctx, subject, key, issued)
+	return l.EndedLogins.LoginEnded(ctx, subject, key, issued)
 }
 
 // switchStore is a store of minted ids that can be taken down.
@@ -112,18 +112,18 @@ type host struct {
 	kit     *middleware.Kit
 }
 
-func newHost(t *testing.T, id *gorillasession.Identity, store sessions.Store, list gorillasession.Revocations) *host {
+func newHost(t *testing.T, id *gorillasession.Identity, store sessions.Store, list middleware.EndedLogins) *host {
 	t.Helper()
 	h := &host{
 		p:       embedkittest.NewPlatform(t),
 		id:      id,
-		list:    &switchList{Revocations: list},
+		list:    &switchList{EndedLogins: list},
 		store:   &switchStore{SessionStore: memstore.New()},
 		metrics: &logoutMetrics{},
 		logs:    &syncBuffer{},
 	}
 	logger := slog.New(slog.NewJSONHandler(h.logs, nil))
-	id.Revocations, id.Logger, id.Metrics = h.list, logger, h.metrics
+	id.EndedLogins, id.Logger, id.Metrics = h.list, logger, h.metrics
 	cfg := h.p.KitConfig()
 	cfg.Identity, cfg.Store, cfg.Metrics, cfg.Logger = id, h.store, h.metrics, logger
 	cfg.Targets = map[string]middleware.Target{"sales": {Kind: middleware.KindDashboard, PublicID: "sales-overview"}}
@@ -224,7 +224,7 @@ func TestLogoutWhileListDown(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			id, store := newIdentity(t)
-			h := newHost(t, id, store, gorillasession.NewMemoryRevocations(0))
+			h := newHost(t, id, store, gorillasession.NewMemoryEndedLogins(0))
 			ana := h.client(t)
 			if resp := h.do(t, ana, http.MethodPost, "/login?sub=ana"); resp.StatusCode != http.StatusOK {
 				t.Fatalf("login: %d", resp.StatusCode)
@@ -319,7 +319,7 @@ func TestRevocationOutlivesResavedCookie(t *testing.T) {
 			id, store := newIdentity(t)
 			store.MaxAge(3)
 			id.Now = clock.Now
-			list := gorillasession.NewMemoryRevocations(3 * time.Second)
+			list := gorillasession.NewMemoryEndedLogins(3 * time.Second)
 			list.Now = clock.Now
 			h := newHost(t, id, store, list)
 			ana := h.client(t)
@@ -364,7 +364,7 @@ func TestMaxLifetime(t *testing.T) {
 			clock := &fakeClock{now: t0}
 			id, store := newIdentity(t)
 			id.Now, id.MaxLifetime = clock.Now, tt.maxLifetime
-			h := newHost(t, id, store, gorillasession.NewMemoryRevocations(0))
+			h := newHost(t, id, store, gorillasession.NewMemoryEndedLogins(0))
 			ana := h.client(t)
 			h.do(t, ana, http.MethodPost, "/login?sub=ana")
 			for d := time.Second; d < tt.at; d += time.Second {

@@ -31,7 +31,7 @@ import (
 // requests at once the last response wins, and an id minted by the other
 // one is not kept. Where every id must be revoked, use a server-side store.
 // Store does not implement middleware.SubjectIndex: back-channel logout
-// cannot reach cookie records (pair it with Identity.Revocations).
+// cannot reach cookie records (pair it with Identity.EndedLogins).
 type Store struct {
 	id *Identity
 }

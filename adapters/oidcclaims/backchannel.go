@@ -31,7 +31,9 @@ const (
 )
 
 // SubjectRevoker ends every session of a subject: the host session and the
-// embed sessions minted for it. The middleware Kit satisfies it.
+// embed sessions minted for it. The middleware Kit satisfies it (its embed
+// sessions); an app whose login sessions live in cookies also ends them
+// in its middleware.EndedLogins (EndLoginsOf).
 type SubjectRevoker interface {
 	RevokeSubject(ctx context.Context, subject string) error
 }
@@ -39,9 +41,10 @@ type SubjectRevoker interface {
 // SessionRevoker is an optional capability of a SubjectRevoker: ending one
 // login session, named by the provider's session id (the "sid" claim, which
 // Mapping puts in Viewer.SessionKey by default). Back-channel logout uses it
-// for tokens that carry a sid but no sub.
+// for tokens that carry a sid but no sub. The middleware Kit satisfies it
+// (Kit.RevokeSessionKey).
 type SessionRevoker interface {
-	RevokeSession(ctx context.Context, sessionKey string) error
+	RevokeSessionKey(ctx context.Context, sessionKey string) error
 }
 
 // LogoutOption configures BackChannelLogout.
@@ -198,7 +201,7 @@ func (h *backChannel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if tok.Subject != "" {
 		err = h.revoker.RevokeSubject(ctx, tok.Subject)
 	} else if sr, ok := h.revoker.(SessionRevoker); ok {
-		err = sr.RevokeSession(ctx, tok.SessionID)
+		err = sr.RevokeSessionKey(ctx, tok.SessionID)
 	} else {
 		err = fmt.Errorf("%w: token has sid but no sub, and the revoker cannot end a single session", errBadToken)
 	}

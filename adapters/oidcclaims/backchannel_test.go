@@ -16,6 +16,7 @@ import (
 	"github.com/coreos/go-oidc/v3/oidc"
 
 	"github.com/embedkit/embedkit/adapters/oidcclaims"
+	"github.com/embedkit/embedkit/middleware"
 )
 
 // recordingRevoker records what it is asked to revoke.
@@ -47,7 +48,16 @@ type sessionRevoker struct {
 	sessions []string
 }
 
-func (r *sessionRevoker) RevokeSession(_ context.Context, key string) error {
+// The Kit serves back-channel logout directly, for tokens with a subject
+// and for tokens that name only a session.
+var (
+	_ oidcclaims.SubjectRevoker = (*sessionRevoker)(nil)
+	_ oidcclaims.SessionRevoker = (*sessionRevoker)(nil)
+	_ oidcclaims.SubjectRevoker = (*middleware.Kit)(nil)
+	_ oidcclaims.SessionRevoker = (*middleware.Kit)(nil)
+)
+
+func (r *sessionRevoker) RevokeSessionKey(_ context.Context, key string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.sessions = append(r.sessions, key)

@@ -4,7 +4,7 @@
 // github.com/redis/go-redis/v9 and needs Redis 6.2 or later, through a
 // redis.Client (one server, or Sentinel's failover client) or a
 // redis.ClusterClient (Redis Cluster). Both are tested: every test of the
-// package, the conformance suites of Store and Revocations included, runs
+// package, the conformance suites of Store and EndedLogins included, runs
 // against a single server and against a three-node Redis Cluster. A
 // redis.Ring places keys by the same hash tags, but is not tested.
 //
@@ -34,8 +34,8 @@
 //     queue, a sorted set by next attempt time, the queued records, and a
 //     sorted set by expiry.
 //   - prefix + "ended:k:" + digest(host session key) and
-//     prefix + "ended:s:" + digest(subject): Revocations, the list of ended
-//     host login sessions (for gorillasession.Identity.Revocations), so that
+//     prefix + "ended:s:" + digest(subject): EndedLogins, the list of ended
+//     host login sessions (for gorillasession.Identity.EndedLogins), so that
 //     a cookie copied before logout stays signed out on every instance and
 //     after a restart.
 //
@@ -87,7 +87,7 @@
 // a Take of the same key lands either in the Take's result or in Redis
 // afterwards. Each script, transaction and multi-key command touches keys
 // of one hash slot only, as Redis Cluster requires; reads of keys in
-// different slots (Revocations.Revoked reads a session's record and its
+// different slots (EndedLogins.LoginEnded reads a session's record and its
 // subject's) are separate commands in one pipeline, which a ClusterClient
 // sends to each key's node. TakeSubject is atomic per host session, not
 // across them.

@@ -10,49 +10,49 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Revocations is a list of ended host login sessions kept in Redis, for a
-// host whose session cookie cannot be deleted on the server (a cookie
-// store): once logout records a session's key, every instance sharing the
-// Redis refuses a copy of the cookie, and so does the same instance after
-// a restart. It has the methods of gorillasession.Revocations, and a
-// RevokeSubject for back-channel logout. Make one with NewRevocations; it
-// is safe for concurrent use.
+// EndedLogins is a middleware.EndedLogins kept in Redis, the list of
+// ended host login sessions for a host whose session cookie cannot be
+// deleted on the server (a cookie store): once logout records a session's
+// key, every instance sharing the Redis refuses a copy of the cookie, and
+// so does the same instance after a restart. Its EndLoginsOf serves
+// back-channel logout. Make one with NewEndedLogins; it is safe for
+// concurrent use.
 //
 // Keys and subjects appear in Redis only as SHA-256 digests. Records carry
 // a Redis expiry, so the list holds no more than the logouts within one
 // cookie lifetime; Redis drops them by its own clock.
-type Revocations struct {
+type EndedLogins struct {
 	client   redis.UniversalClient
 	prefix   string
 	lifetime time.Duration
 	now      func() time.Time
 }
 
-// NewRevocations returns the list kept in Redis through client (which it
+// NewEndedLogins returns the list kept in Redis through client (which it
 // does not close). lifetime is the longest a session cookie lives (the
-// cookie store's MaxAge): a subject-wide revoke is kept that long. Of the
-// options, WithPrefix and WithClock apply; Revocations and a Store with
+// cookie store's MaxAge): an EndLoginsOf is kept that long. Of the
+// options, WithPrefix and WithClock apply; EndedLogins and a Store with
 // the same prefix do not meet.
-func NewRevocations(client redis.UniversalClient, lifetime time.Duration, opts ...Option) (*Revocations, error) {
+func NewEndedLogins(client redis.UniversalClient, lifetime time.Duration, opts ...Option) (*EndedLogins, error) {
 	if client == nil {
-		return nil, errors.New("redisstore: NewRevocations: client is nil")
+		return nil, errors.New("redisstore: NewEndedLogins: client is nil")
 	}
 	if lifetime <= 0 {
-		return nil, fmt.Errorf("redisstore: NewRevocations: lifetime %s must be positive (the session cookie's MaxAge)", lifetime)
+		return nil, fmt.Errorf("redisstore: NewEndedLogins: lifetime %s must be positive (the session cookie's MaxAge)", lifetime)
 	}
 	c := newConfig(opts)
-	return &Revocations{client: client, prefix: c.prefix + "ended:", lifetime: lifetime, now: c.Now}, nil
+	return &EndedLogins{client: client, prefix: c.prefix + "ended:", lifetime: lifetime, now: c.Now}, nil
 }
 
-func (r *Revocations) keyKey(key string) string         { return r.prefix + "k:" + digest(key) }
-func (r *Revocations) subjectKey(subject string) string { return r.prefix + "s:" + digest(subject) }
+func (r *EndedLogins) keyKey(key string) string         { return r.prefix + "k:" + digest(key) }
+func (r *EndedLogins) subjectKey(subject string) string { return r.prefix + "s:" + digest(subject) }
 
-// RevokeSession records that the session with key ended, until until (the
-// cookie's expiry). A later until extends an earlier record; an earlier
-// one never shortens it. An until already past records nothing.
-func (r *Revocations) RevokeSession(ctx context.Context, key string, until time.Time) error {
+// EndLogin records that the login session with key ended, until until
+// (the cookie's expiry). A later until extends an earlier record; an
+// earlier one never shortens it. An until already past records nothing.
+func (r *EndedLogins) EndLogin(ctx context.Context, key string, until time.Time) error {
 	if key == "" {
-		return errors.New("redisstore: RevokeSession: empty session key")
+		return errors.New("redisstore: EndLogin: empty session key")
 	}
 	if !until.After(r.now()) {
 		return nil
@@ -72,12 +72,11 @@ func (r *Revocations) RevokeSession(ctx context.Context, key string, until time.
 	return nil
 }
 
-// RevokeSubject revokes every session of subject saved until now; a
-// session saved later (a new login) is not affected. Its signature
-// matches oidcclaims.SubjectRevoker.
-func (r *Revocations) RevokeSubject(ctx context.Context, subject string) error {
+// EndLoginsOf ends every login session of subject saved until now; a
+// session saved later (a new login) is not affected.
+func (r *EndedLogins) EndLoginsOf(ctx context.Context, subject string) error {
 	if subject == "" {
-		return errors.New("redisstore: RevokeSubject: empty subject")
+		return errors.New("redisstore: EndLoginsOf: empty subject")
 	}
 	at := r.now()
 	if err := r.client.Set(ctx, r.subjectKey(subject), strconv.FormatInt(at.UnixMilli(), 10), r.lifetime).Err(); err != nil {
@@ -86,12 +85,11 @@ func (r *Revocations) RevokeSubject(ctx context.Context, subject string) error {
 	return nil
 }
 
-// Revoked reports whether the session of subject with key, saved at
-// issued, was revoked: by its key, or by a RevokeSubject at or after
-// issued. An error (Redis unreachable) is returned as such: the caller
+// LoginEnded reports whether the login session of subject with key, saved
+// at issued, ended: by its key, or by an EndLoginsOf at or after issued. An error (Redis unreachable) is returned as such: the caller
 // decides; gorillasession.Identity fails the request rather than let a
 // possibly ended session in.
-func (r *Revocations) Revoked(ctx context.Context, subject, key string, issued time.Time) (bool, error) {
+func (r *EndedLogins) LoginEnded(ctx context.Context, subject, key string, issued time.Time) (bool, error) {
 	// Two GETs in one pipeline, not one MGET: the two records lie in
 	// different Redis Cluster hash slots, where an MGET of both fails with
 	// CROSSSLOT. A single server answers both in one round trip; a

@@ -9,25 +9,26 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/embedkit/embedkit/adapters/storetest"
+	"github.com/embedkit/embedkit/middleware"
 )
 
-// TestRevocationsConformance runs the shared suite of lists of ended
+// TestEndedLoginsConformance runs the shared suite of lists of ended
 // sessions; a second Revocations on the same prefix is another instance.
-func TestRevocationsConformance(t *testing.T) {
+func TestEndedLoginsConformance(t *testing.T) {
 	eachServer(t, func(t *testing.T, srv server) {
 		c := srv.client(t)
-		newList := func(t *testing.T, prefix string, now func() time.Time) *Revocations {
-			r, err := NewRevocations(c, time.Hour, WithPrefix(prefix), WithClock(now))
+		newList := func(t *testing.T, prefix string, now func() time.Time) *EndedLogins {
+			r, err := NewEndedLogins(c, time.Hour, WithPrefix(prefix), WithClock(now))
 			if err != nil {
 				t.Fatal(err)
 			}
 			return r
 		}
-		storetest.RunRevocations(t, func(t *testing.T, now func() time.Time) storetest.Revocations {
+		storetest.RunEndedLogins(t, func(t *testing.T, now func() time.Time) middleware.EndedLogins {
 			return newList(t, newPrefix(t, c), now)
-		}, func(t *testing.T, l storetest.Revocations) storetest.Revocations {
-			r := l.(*Revocations)
-			other, err := NewRevocations(srv.client(t), time.Hour,
+		}, func(t *testing.T, l middleware.EndedLogins) middleware.EndedLogins {
+			r := l.(*EndedLogins)
+			other, err := NewEndedLogins(srv.client(t), time.Hour,
 				WithPrefix(strings.TrimSuffix(r.prefix, "ended:")))
 			if err != nil {
 				t.Fatal(err)
@@ -37,26 +38,26 @@ func TestRevocationsConformance(t *testing.T) {
 	})
 }
 
-// TestRevocationsKeepsNoClearText: the host session key and the subject
+// TestEndedLoginsKeepsNoClearText: the host session key and the subject
 // appear in Redis only as digests, and every record expires.
-func TestRevocationsKeepsNoClearText(t *testing.T) {
+func TestEndedLoginsKeepsNoClearText(t *testing.T) {
 	eachServer(t, func(t *testing.T, srv server) {
 		c := srv.client(t)
 		prefix := newPrefix(t, c)
-		r, err := NewRevocations(c, time.Hour, WithPrefix(prefix))
+		r, err := NewEndedLogins(c, time.Hour, WithPrefix(prefix))
 		if err != nil {
 			t.Fatal(err)
 		}
 		ctx := context.Background()
 		key, subject := "host-session-key-secret", "alice@example.com"
-		if err := r.RevokeSession(ctx, key, time.Now().Add(time.Hour)); err != nil {
+		if err := r.EndLogin(ctx, key, time.Now().Add(time.Hour)); err != nil {
 			t.Fatal(err)
 		}
-		if err := r.RevokeSubject(ctx, subject); err != nil {
+		if err := r.EndLoginsOf(ctx, subject); err != nil {
 			t.Fatal(err)
 		}
 		// A second, shorter revoke of the same session keeps the longer expiry.
-		if err := r.RevokeSession(ctx, key, time.Now().Add(time.Second)); err != nil {
+		if err := r.EndLogin(ctx, key, time.Now().Add(time.Second)); err != nil {
 			t.Fatal(err)
 		}
 		if ttl := c.PTTL(ctx, r.keyKey(key)).Val(); ttl < 59*time.Minute {
@@ -78,24 +79,24 @@ func TestRevocationsKeepsNoClearText(t *testing.T) {
 	})
 }
 
-// TestRevocationsErrors: bad arguments name the rule; an unreachable
+// TestEndedLoginsErrors: bad arguments name the rule; an unreachable
 // Redis or an unreadable record is an error from Revoked, never "not
 // revoked".
-func TestRevocationsErrors(t *testing.T) {
+func TestEndedLoginsErrors(t *testing.T) {
 	eachServer(t, func(t *testing.T, srv server) {
-		if _, err := NewRevocations(nil, time.Hour); err == nil || !strings.Contains(err.Error(), "client") {
+		if _, err := NewEndedLogins(nil, time.Hour); err == nil || !strings.Contains(err.Error(), "client") {
 			t.Errorf("nil client: %v", err)
 		}
 		c := srv.client(t)
-		if _, err := NewRevocations(c, 0); err == nil || !strings.Contains(err.Error(), "lifetime") {
+		if _, err := NewEndedLogins(c, 0); err == nil || !strings.Contains(err.Error(), "lifetime") {
 			t.Errorf("zero lifetime: %v", err)
 		}
-		r, _ := NewRevocations(c, time.Hour, WithPrefix(newPrefix(t, c)))
+		r, _ := NewEndedLogins(c, time.Hour, WithPrefix(newPrefix(t, c)))
 		ctx := context.Background()
-		if err := r.RevokeSession(ctx, "", time.Now().Add(time.Hour)); err == nil {
+		if err := r.EndLogin(ctx, "", time.Now().Add(time.Hour)); err == nil {
 			t.Error("an empty session key was accepted")
 		}
-		if err := r.RevokeSubject(ctx, ""); err == nil {
+		if err := r.EndLoginsOf(ctx, ""); err == nil {
 			t.Error("an empty subject was accepted")
 		}
 		// A record Redis cannot read as one (here a hash where the list
@@ -104,19 +105,19 @@ func TestRevocationsErrors(t *testing.T) {
 		if err := c.HSet(ctx, r.keyKey("k-bad"), "f", "v").Err(); err != nil {
 			t.Fatal(err)
 		}
-		if ok, err := r.Revoked(ctx, "nobody", "k-bad", time.Now()); err == nil || ok {
+		if ok, err := r.LoginEnded(ctx, "nobody", "k-bad", time.Now()); err == nil || ok {
 			t.Errorf("Revoked of an unreadable record = %v, %v; want an error", ok, err)
 		}
 		if err := c.HSet(ctx, r.subjectKey("s-bad"), "f", "v").Err(); err != nil {
 			t.Fatal(err)
 		}
-		if ok, err := r.Revoked(ctx, "s-bad", "k-none", time.Now()); err == nil || ok {
+		if ok, err := r.LoginEnded(ctx, "s-bad", "k-none", time.Now()); err == nil || ok {
 			t.Errorf("Revoked of an unreadable subject record = %v, %v; want an error", ok, err)
 		}
 		down := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
 		t.Cleanup(func() { _ = down.Close() })
-		dr, _ := NewRevocations(down, time.Hour)
-		if ok, err := dr.Revoked(ctx, "alice", "k1", time.Now()); err == nil || ok {
+		dr, _ := NewEndedLogins(down, time.Hour)
+		if ok, err := dr.LoginEnded(ctx, "alice", "k1", time.Now()); err == nil || ok {
 			t.Errorf("Revoked with Redis down = %v, %v; want an error", ok, err)
 		}
 	})

@@ -76,7 +76,7 @@ type App struct {
 	store       *sessions.CookieStore
 	identity    *gorillasession.Identity
 	sessionName string
-	revocations revocationList
+	endedLogins middleware.EndedLogins
 	hints       logoutHints
 	mapping     oidcclaims.Mapping
 	dashboards  []Dashboard
@@ -147,11 +147,11 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	if a.revocations, err = a.endedSessions(); err != nil {
+	if a.endedLogins, err = a.endedSessions(); err != nil {
 		a.closeRedis()
 		return nil, err
 	}
-	a.identity.Revocations = a.revocations
+	a.identity.EndedLogins = a.endedLogins
 	a.hints = newMemoryHints()
 	if a.redis != nil {
 		a.hints = &redisHints{c: a.redis, prefix: "ledgerly:"}
@@ -227,27 +227,19 @@ func (a *App) sessionStore(ctx context.Context) (middleware.SessionStore, error)
 	}
 }
 
-// revocationList is the list of ended host sessions: what
-// gorillasession.Identity checks, and a subject-wide revoke for
-// back-channel logout.
-type revocationList interface {
-	gorillasession.Revocations
-	RevokeSubject(ctx context.Context, subject string) error
-}
-
 // endedSessions returns the list of ended host sessions. It lives where
 // the minted ids do: in Redis with REDIS_ADDR, so that a logged-out cookie
 // stays logged out after a restart and on every instance; in memory
 // otherwise (one instance, and a restart forgets it: the README says so).
-func (a *App) endedSessions() (revocationList, error) {
+func (a *App) endedSessions() (middleware.EndedLogins, error) {
 	if a.redis != nil {
-		r, err := redisstore.NewRevocations(a.redis, sessionLifetime, redisstore.WithPrefix("ledgerly:"), redisstore.WithClock(a.now))
+		r, err := redisstore.NewEndedLogins(a.redis, sessionLifetime, redisstore.WithPrefix("ledgerly:"), redisstore.WithClock(a.now))
 		if err != nil {
 			return nil, fmt.Errorf("webapp: %s: %w", EnvRedisAddr, err)
 		}
 		return r, nil
 	}
-	m := gorillasession.NewMemoryRevocations(sessionLifetime)
+	m := gorillasession.NewMemoryEndedLogins(sessionLifetime)
 	m.Now = a.cfg.Now
 	return m, nil
 }
@@ -366,7 +358,7 @@ func (a *App) routes() http.Handler {
 	mux.HandleFunc(LoginPath, a.auth.Login)
 	mux.HandleFunc(CallbackPath, a.auth.Callback)
 	mux.HandleFunc(LogoutPath, a.logout)
-	mux.Handle(BackChannelLogoutPath, oidcclaims.BackChannelLogout(a.auth.Verifier(), subjectRevoker{a},
+	mux.Handle(BackChannelLogoutPath, oidcclaims.BackChannelLogout(a.auth.Verifier(), backChannel{a},
 		oidcclaims.WithLogger(a.log), oidcclaims.WithClock(a.now)))
 	mux.HandleFunc("GET /dashboards", a.dashboardList)
 	mux.HandleFunc("GET /dashboards/{publicId}", a.dashboardPage)
@@ -427,16 +419,29 @@ func (a *App) closeRedis() {
 	}
 }
 
-// subjectRevoker ends every session of a subject for back-channel
-// logout: the host sessions (their cookies are refused from now on) and
-// the embed sessions minted for them.
-type subjectRevoker struct{ a *App }
+// backChannel ends sessions for back-channel logout: the host's login
+// sessions (their cookies are refused from now on, through the ended
+// logins) and the embed sessions minted for them (through the Kit, which
+// could serve back-channel logout alone in an app whose login sessions
+// the server can delete).
+type backChannel struct{ a *App }
 
-// RevokeSubject implements oidcclaims.SubjectRevoker.
-func (s subjectRevoker) RevokeSubject(ctx context.Context, subject string) error {
-	errHost := s.a.revocations.RevokeSubject(ctx, subject)
-	errEmbed := s.a.kit.RevokeSubject(ctx, subject)
-	s.a.log.Info("webapp: back-channel logout", "subject", s.a.kit.RedactViewer(subject))
+// RevokeSubject implements oidcclaims.SubjectRevoker: every session of
+// subject.
+func (b backChannel) RevokeSubject(ctx context.Context, subject string) error {
+	errHost := b.a.endedLogins.EndLoginsOf(ctx, subject)
+	errEmbed := b.a.kit.RevokeSubject(ctx, subject)
+	b.a.log.Info("webapp: back-channel logout", "subject", b.a.kit.RedactViewer(subject))
+	return errors.Join(errHost, errEmbed)
+}
+
+// RevokeSessionKey implements oidcclaims.SessionRevoker: the one login
+// session sessionKey (the provider's sid, the viewer's SessionKey), for a
+// logout token without a subject.
+func (b backChannel) RevokeSessionKey(ctx context.Context, sessionKey string) error {
+	errHost := b.a.endedLogins.EndLogin(ctx, sessionKey, b.a.now().Add(sessionLifetime))
+	errEmbed := b.a.kit.RevokeSessionKey(ctx, sessionKey)
+	b.a.log.Info("webapp: back-channel logout of one session")
 	return errors.Join(errHost, errEmbed)
 }
 
