@@ -27,6 +27,9 @@ const (
 	// OutcomeExpired: a queued revoke was dropped because nothing minted
 	// from its id can still be alive.
 	OutcomeExpired Outcome = "expired"
+	// OutcomeLimited: a mint was refused by the viewer's mint limit
+	// (Config.MintLimit) and not sent.
+	OutcomeLimited Outcome = "limited"
 )
 
 // Metrics receives counts and latencies. Implementations must be safe for

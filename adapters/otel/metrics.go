@@ -46,7 +46,8 @@ const (
 const StepKey = attribute.Key("embedkit.logout.step")
 
 // OutcomeKey is the attribute that carries a middleware.Outcome ("ok",
-// "denied", "invalid", "unavailable", "error", "queued", "expired") on the
+// "denied", "invalid", "unavailable", "error", "queued", "expired",
+// "limited") on the
 // counters, the histograms and the spans.
 const OutcomeKey = attribute.Key("embedkit.outcome")
 
@@ -66,6 +67,7 @@ var outcomes = []middleware.Outcome{
 	middleware.OutcomeError,
 	middleware.OutcomeQueued,
 	middleware.OutcomeExpired,
+	middleware.OutcomeLimited,
 }
 
 // Metrics is a middleware.Metrics on the OpenTelemetry metrics API. Create

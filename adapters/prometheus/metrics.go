@@ -11,7 +11,7 @@ import (
 
 // OutcomeLabel is the one variable label of the counters and histograms:
 // the middleware.Outcome of the mint or revoke ("ok", "denied",
-// "invalid", "unavailable", "error", "queued", "expired"), or
+// "invalid", "unavailable", "error", "queued", "expired", "limited"), or
 // OutcomeOther.
 const OutcomeLabel = "outcome"
 
@@ -35,8 +35,11 @@ var (
 		middleware.OutcomeInvalid,
 		middleware.OutcomeUnavailable,
 		middleware.OutcomeError,
+		middleware.OutcomeLimited,
 	}
-	mintTimedOutcomes = mintOutcomes
+	// "limited" mints were refused by the kit's per-viewer limit before
+	// any call: no duration.
+	mintTimedOutcomes = mintOutcomes[:5]
 
 	revokeOutcomes = []middleware.Outcome{
 		middleware.OutcomeOK,
@@ -62,7 +65,8 @@ func outcomeLabel(o middleware.Outcome) string {
 		middleware.OutcomeUnavailable,
 		middleware.OutcomeError,
 		middleware.OutcomeQueued,
-		middleware.OutcomeExpired:
+		middleware.OutcomeExpired,
+		middleware.OutcomeLimited:
 		return string(o)
 	}
 	return OutcomeOther
