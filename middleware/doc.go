@@ -135,7 +135,13 @@
 // SecurityHeaders limits frame-src to the platform origin. Logs (log/slog)
 // and metrics record each mint and revoke with latency and outcome, and
 // show API keys, tokens, session ids and host session keys only as
-// embedkit.Redact hashes. Error pages never show error details.
+// embedkit.Redact hashes; a viewer appears as a keyed hash
+// (Kit.RedactViewer, under Config.LogKey). Error pages never show error
+// details.
+//
+// Minting is bounded per viewer (Config.MintLimit, on by default): a
+// viewer who mints faster gets 429 with Retry-After, and nothing reaches
+// the platform.
 //
 // # Observability
 //

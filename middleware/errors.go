@@ -53,6 +53,8 @@ func FailureReason(r *http.Request) error {
 //
 //   - ErrNoViewer 401; ErrCrossSite, ErrDenied and a platform 403 403;
 //     ErrUnknownTarget 404; ErrMethod 405; ErrBadRequest 400;
+//   - ErrMintLimited 429 with Retry-After (the wait for the viewer's
+//     next mint, at least a second);
 //   - ErrIdentity and ErrMisconfigured 500;
 //   - a platform outage (5xx, rate limit, open circuit, timeout, network
 //     failure) and ErrStore 503 with Retry-After;
@@ -76,6 +78,12 @@ func ErrorStatus(err error) (status int, retryAfter time.Duration) {
 		return http.StatusInternalServerError, 0
 	case errors.Is(err, ErrStore):
 		return http.StatusServiceUnavailable, defaultRetryAfter
+	case errors.Is(err, ErrMintLimited):
+		ra := time.Second
+		if le, ok := errors.AsType[*mintLimitedError](err); ok {
+			ra = max(ra, le.wait)
+		}
+		return http.StatusTooManyRequests, ra
 	case errors.Is(err, embedkit.ErrForbidden):
 		return http.StatusForbidden, 0
 	case errors.Is(err, embedkit.ErrServer), errors.Is(err, embedkit.ErrRateLimited),
@@ -106,6 +114,8 @@ func publicMessage(status int) string {
 		return "Method not allowed."
 	case http.StatusBadRequest:
 		return "The request was malformed."
+	case http.StatusTooManyRequests:
+		return "Too many analytics views were opened in a short time. Please wait a moment and try again."
 	case http.StatusServiceUnavailable:
 		return "Analytics are temporarily unavailable. Please try again in a moment."
 	case http.StatusBadGateway:

@@ -115,6 +115,15 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 		return frame{}, err
 	}
 
+	// The limit is taken after the Policy accepted the viewer (a refused
+	// viewer mints nothing) and before anything is sent.
+	if wait, ok := k.limiter.take(embedkit.NormalizeExternalID(v.Subject), k.cfg.Now()); !ok {
+		err = &mintLimitedError{wait: wait}
+		report(OutcomeLimited, 0)
+		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelWarn, "embedkit: mint refused: the viewer's mint limit is reached", logAttrs(slog.String("outcome", string(OutcomeLimited)), slog.Duration("retry_after", wait))...)
+		return frame{}, err
+	}
+
 	callStart := k.cfg.Now()
 	sess, err := k.cfg.Platform.GenerateSession(r.Context(), req)
 	now := k.cfg.Now() // the platform's answer: the minted id lives from here

@@ -103,6 +103,10 @@ type Config struct {
 	Locales LocaleOptions
 	// Revoke says how logout revokes, and how failed revokes are retried.
 	Revoke RevokeOptions
+	// MintLimit bounds how fast one viewer can mint: by default
+	// DefaultMintBurst at once, then one each DefaultMintInterval; 429
+	// with Retry-After beyond that. Off turns it off.
+	MintLimit MintLimitOptions
 
 	// Logger receives one record per mint, revoke and failure. It never
 	// receives an API key, token, session id or host session key: those
@@ -238,6 +242,8 @@ type Kit struct {
 	cop     *http.CrossOriginProtection
 	trusted map[string]bool // Config.Origins.Trusted, canonical
 
+	limiter *mintLimiter // nil when Config.MintLimit.Off
+
 	revokeSlots chan struct{} // shared by every revoke of the Kit
 	poll        time.Duration // how often Run looks at a non-empty queue
 
@@ -294,6 +300,10 @@ func New(cfg Config) (*Kit, error) {
 		return nil, err
 	}
 	cfg.Revoke.normalize()
+	if err := cfg.MintLimit.normalize(); err != nil {
+		return nil, err
+	}
+	k.limiter = newMintLimiter(cfg.MintLimit)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}

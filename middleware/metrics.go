@@ -28,12 +28,15 @@ const (
 	// OutcomeExpired: a queued revoke was dropped because nothing minted
 	// from its id can still be alive.
 	OutcomeExpired Outcome = "expired"
+	// OutcomeLimited: a mint was refused by the viewer's mint limit
+	// (Config.MintLimit) and not sent.
+	OutcomeLimited Outcome = "limited"
 )
 
 // Known reports whether o is one of the Outcome constants above.
 func (o Outcome) Known() bool {
 	switch o {
-	case OutcomeOK, OutcomeDenied, OutcomeInvalid, OutcomeUnavailable, OutcomeError, OutcomeQueued, OutcomeExpired:
+	case OutcomeOK, OutcomeDenied, OutcomeInvalid, OutcomeUnavailable, OutcomeError, OutcomeQueued, OutcomeExpired, OutcomeLimited:
 		return true
 	}
 	return false
@@ -41,17 +44,18 @@ func (o Outcome) Known() bool {
 
 // OutcomesOf returns the outcomes the kit reports for op (to Metrics.Mint
 // for OpMint, Metrics.Revoke for OpRevoke), and, of those, the ones
-// reported with the latency of a platform call: every mint outcome may
-// come with or without a call (a platform 403 is "denied" after a call, a
-// Policy refusal before), while an "invalid" revoke is never sent and an
-// "expired" one is dropped without a call. Metrics adapters create their
+// reported with the latency of a platform call: every mint outcome but
+// "limited" may come with or without a call (a platform 403 is "denied"
+// after a call, a Policy refusal before), a "limited" mint is refused by
+// the kit's per-viewer limit before any call, an "invalid" revoke is
+// never sent and an "expired" one is dropped without a call. Metrics adapters create their
 // series from these lists ahead of time, so that dashboards and alerts see
 // every series from the start. Each call returns new slices.
 func OutcomesOf(op Operation) (all, timed []Outcome) {
 	switch op {
 	case OpMint:
-		all = []Outcome{OutcomeOK, OutcomeDenied, OutcomeInvalid, OutcomeUnavailable, OutcomeError}
-		return all, slices.Clone(all)
+		timed = []Outcome{OutcomeOK, OutcomeDenied, OutcomeInvalid, OutcomeUnavailable, OutcomeError}
+		return append(slices.Clone(timed), OutcomeLimited), timed
 	case OpRevoke:
 		return []Outcome{OutcomeOK, OutcomeInvalid, OutcomeQueued, OutcomeExpired}, []Outcome{OutcomeOK, OutcomeQueued}
 	}

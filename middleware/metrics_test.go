@@ -11,7 +11,7 @@ import (
 // a timed outcome is one of its operation's outcomes, and the lists come
 // back as new slices each call.
 func TestOutcomeVocabulary(t *testing.T) {
-	constants := []Outcome{OutcomeOK, OutcomeDenied, OutcomeInvalid, OutcomeUnavailable, OutcomeError, OutcomeQueued, OutcomeExpired}
+	constants := []Outcome{OutcomeOK, OutcomeDenied, OutcomeInvalid, OutcomeUnavailable, OutcomeError, OutcomeQueued, OutcomeExpired, OutcomeLimited}
 	reported := map[Outcome]bool{}
 	for _, op := range []Operation{OpMint, OpRevoke} {
 		all, timed := OutcomesOf(op)

@@ -45,7 +45,8 @@ const (
 const StepKey = attribute.Key("embedkit.logout.step")
 
 // OutcomeKey is the attribute that carries a middleware.Outcome ("ok",
-// "denied", "invalid", "unavailable", "error", "queued", "expired") on the
+// "denied", "invalid", "unavailable", "error", "queued", "expired",
+// "limited") on the
 // counters, the histograms and the spans.
 const OutcomeKey = attribute.Key("embedkit.outcome")
 

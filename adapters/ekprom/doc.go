@@ -63,13 +63,16 @@
 // Outcomes of a mint: ok; denied (the Policy or the platform refused);
 // invalid (the request failed validation and was not sent); unavailable
 // (the platform is down, limiting or timing out); error (anything else,
-// such as an answer the kit cannot use). Outcomes of a revoke: ok;
+// such as an answer the kit cannot use); limited (the kit's per-viewer
+// mint limit, middleware.Config.MintLimit, refused it before any call:
+// alert on a rate of these, a viewer or a script minting in a loop).
+// Outcomes of a revoke: ok;
 // invalid (the id was refused before sending); queued (the call failed
 // and the id waits for the retrier); expired (a queued id was dropped,
 // since nothing minted from it can still be alive). New creates these series at
 // zero, so a dashboard shows a flat line, not "no data", before the first
 // failure. Any value outside the middleware.Outcome constants is counted
-// as OutcomeOther ("other"): at most eight series per metric, whatever a
+// as OutcomeOther ("other"): at most nine series per metric, whatever a
 // caller passes.
 //
 // The histograms observe only attempts reported with a latency, which the

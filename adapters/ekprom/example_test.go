@@ -86,6 +86,7 @@ func Example() {
 	// embedkit_mints_total{outcome="denied"} 0
 	// embedkit_mints_total{outcome="error"} 0
 	// embedkit_mints_total{outcome="invalid"} 0
+	// embedkit_mints_total{outcome="limited"} 0
 	// embedkit_mints_total{outcome="ok"} 1
 	// embedkit_mints_total{outcome="unavailable"} 0
 }

@@ -11,7 +11,7 @@ import (
 
 // OutcomeLabel is the one variable label of the counters and histograms:
 // the middleware.Outcome of the mint or revoke ("ok", "denied",
-// "invalid", "unavailable", "error", "queued", "expired"), or
+// "invalid", "unavailable", "error", "queued", "expired", "limited"), or
 // OutcomeOther.
 const OutcomeLabel = "outcome"
 

@@ -37,6 +37,7 @@ func TestNewPreinitialisesSeries(t *testing.T) {
 embedkit_mints_total{outcome="denied"} 0
 embedkit_mints_total{outcome="error"} 0
 embedkit_mints_total{outcome="invalid"} 0
+embedkit_mints_total{outcome="limited"} 0
 embedkit_mints_total{outcome="ok"} 0
 embedkit_mints_total{outcome="unavailable"} 0
 `+revokesHelp+`
@@ -80,6 +81,7 @@ func TestCountsPerOutcome(t *testing.T) {
 embedkit_mints_total{outcome="denied"} 1
 embedkit_mints_total{outcome="error"} 1
 embedkit_mints_total{outcome="invalid"} 1
+embedkit_mints_total{outcome="limited"} 0
 embedkit_mints_total{outcome="ok"} 3
 embedkit_mints_total{outcome="unavailable"} 2
 `+revokesHelp+`
@@ -169,6 +171,7 @@ func TestUnknownOutcomeIsOther(t *testing.T) {
 embedkit_mints_total{outcome="denied"} 0
 embedkit_mints_total{outcome="error"} 0
 embedkit_mints_total{outcome="invalid"} 0
+embedkit_mints_total{outcome="limited"} 0
 embedkit_mints_total{outcome="ok"} 0
 embedkit_mints_total{outcome="other"} 100
 embedkit_mints_total{outcome="unavailable"} 0
@@ -179,14 +182,14 @@ embedkit_mints_total{outcome="unavailable"} 0
 	if n := histogramCount(t, m, "embedkit_mint_duration_seconds", ekprom.OutcomeOther); n != 100 {
 		t.Errorf(`mint_duration_seconds_count{outcome="other"} = %d, want 100`, n)
 	}
-	if n := testutil.CollectAndCount(m, "embedkit_mints_total"); n != 6 {
-		t.Errorf("mints_total has %d series, want 6", n)
+	if n := testutil.CollectAndCount(m, "embedkit_mints_total"); n != 7 {
+		t.Errorf("mints_total has %d series, want 7 (six outcomes and other)", n)
 	}
 }
 
 func TestLint(t *testing.T) {
 	m := ekprom.New()
-	for _, o := range []middleware.Outcome{"ok", "denied", "invalid", "unavailable", "error", "queued", "expired", "bogus"} {
+	for _, o := range []middleware.Outcome{"ok", "denied", "invalid", "unavailable", "error", "queued", "expired", "limited", "bogus"} {
 		m.Mint(o, time.Millisecond)
 		m.Revoke(o, time.Millisecond)
 	}
@@ -198,8 +201,8 @@ func TestLint(t *testing.T) {
 	for _, p := range problems {
 		t.Errorf("lint: %s: %s", p.Metric, p.Text)
 	}
-	if n := testutil.CollectAndCount(m); n != 2*8+2*8+1+2 {
-		t.Errorf("%d series in all, want 35: eight outcomes per counter and histogram, the gauge and two logout steps", n)
+	if n := testutil.CollectAndCount(m); n != 2*9+2*9+1+2 {
+		t.Errorf("%d series in all, want 39: nine outcomes per counter and histogram, the gauge and two logout steps", n)
 	}
 }
 

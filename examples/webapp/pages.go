@@ -188,6 +188,12 @@ func (a *App) kitError(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, middleware.ErrMethod):
 		e.Title = "Method not allowed"
 		e.Detail = "This address does not accept that kind of request."
+	case errors.Is(err, middleware.ErrMintLimited):
+		e.Title = "Too many dashboards opened"
+		e.Detail = "Analytics were opened very many times in a short while. Wait a moment, then try again."
+		if p, ok := middleware.SafeReturnPath(r.URL.RequestURI()); ok && framed {
+			e.RetryURL = p
+		}
 	case e.Kind == templates.KindOutage && framed:
 		if p, ok := middleware.SafeReturnPath(r.URL.RequestURI()); ok {
 			e.RetryURL = p
@@ -229,7 +235,7 @@ func kindFor(status int) string {
 		return templates.KindNotFound
 	case http.StatusBadRequest, http.StatusMethodNotAllowed, http.StatusRequestEntityTooLarge:
 		return templates.KindBadRequest
-	case http.StatusServiceUnavailable, http.StatusBadGateway, http.StatusGatewayTimeout:
+	case http.StatusServiceUnavailable, http.StatusBadGateway, http.StatusGatewayTimeout, http.StatusTooManyRequests:
 		return templates.KindOutage
 	default:
 		return templates.KindInternal
