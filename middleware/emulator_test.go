@@ -3,6 +3,7 @@ package middleware
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -276,16 +277,13 @@ func TestEmulatorSessionHandlerRenewal(t *testing.T) {
 	}
 }
 
-// TestInvalidPolicyRefusedBeforeTheWire: with an *embedkit.Client as the
-// Platform the kit leaves validation to the client (one validation per
-// load), and a request the policy got wrong is still refused before a byte
-// reaches the platform, as a misconfiguration (500) with the invalid
-// outcome.
+// TestInvalidPolicyRefusedBeforeTheWire: a request the policy got wrong
+// is refused before a byte reaches the platform, as a misconfiguration
+// (500) with the invalid outcome, by the kit itself: the same with the
+// real client and with a fake Platform that validates nothing, so that
+// tests with a fake take the production path.
 func TestInvalidPolicyRefusedBeforeTheWire(t *testing.T) {
 	e := setupEmulator(t)
-	if !e.Kit.platformValidates {
-		t.Fatal("the kit does not see that its client validates")
-	}
 	// The count sees a valid load's call.
 	before := e.generateCalls(t)
 	e.load(t, "ana", "login-1")
@@ -299,30 +297,44 @@ func TestInvalidPolicyRefusedBeforeTheWire(t *testing.T) {
 			r.InternalID = "admin"
 		},
 	} {
-		t.Run(name, func(t *testing.T) {
-			cfg := e.Kit.cfg
-			metrics := &countingMetrics{}
-			cfg.Metrics = metrics
-			cfg.Policy.Customize = func(_ *http.Request, _ *Viewer, _ Target, req *embedkit.GenerateSessionRequest) error {
-				edit(req)
-				return nil
-			}
-			k, err := New(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			before := e.generateCalls(t)
-			w := serve(k.FrameHandler(), request(http.MethodGet, "/embed/frame/dashboard/sales-overview", "ana"))
-			if w.Code != http.StatusInternalServerError {
-				t.Fatalf("status %d, want 500", w.Code)
-			}
-			if got := e.generateCalls(t); got != before {
-				t.Errorf("%d generate-session calls reached the platform", got-before)
-			}
-			if metrics.mints.Load() != 1 {
-				t.Errorf("%d mints reported, want 1", metrics.mints.Load())
-			}
-		})
+		for _, fake := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/fake platform %v", name, fake), func(t *testing.T) {
+				cfg := e.Kit.cfg
+				metrics := &countingMetrics{}
+				cfg.Metrics = metrics
+				cfg.Policy.Customize = func(_ *http.Request, _ *Viewer, _ Target, req *embedkit.GenerateSessionRequest) error {
+					edit(req)
+					return nil
+				}
+				fp := &fakePlatform{}
+				if fake {
+					cfg.Platform = fp
+				}
+				var failure error
+				cfg.ErrorHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					failure = FailureReason(r)
+					w.WriteHeader(http.StatusInternalServerError)
+				})
+				k, err := New(cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				before := e.generateCalls(t)
+				w := serve(k.FrameHandler(), request(http.MethodGet, "/embed/frame/dashboard/sales-overview", "ana"))
+				if w.Code != http.StatusInternalServerError {
+					t.Fatalf("status %d, want 500", w.Code)
+				}
+				if got, n := e.generateCalls(t), len(fp.requests); got != before || n != 0 {
+					t.Errorf("%d generate-session calls reached the emulator, %d the fake platform", got-before, n)
+				}
+				if metrics.mints.Load() != 1 {
+					t.Errorf("%d mints reported, want 1", metrics.mints.Load())
+				}
+				if o := OutcomeOf(failure); o != OutcomeInvalid {
+					t.Errorf("OutcomeOf(the failure) = %q, want %q", o, OutcomeInvalid)
+				}
+			})
+		}
 	}
 }
 

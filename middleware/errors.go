@@ -60,7 +60,6 @@ func FailureReason(r *http.Request) error {
 //     failure) and ErrStore 503 with Retry-After;
 //   - any other platform failure, a rejected API key included, 502.
 func ErrorStatus(err error) (status int, retryAfter time.Duration) {
-	var netErr net.Error
 	switch {
 	case err == nil:
 		return http.StatusOK, 0
@@ -86,9 +85,7 @@ func ErrorStatus(err error) (status int, retryAfter time.Duration) {
 		return http.StatusTooManyRequests, ra
 	case errors.Is(err, embedkit.ErrForbidden):
 		return http.StatusForbidden, 0
-	case errors.Is(err, embedkit.ErrServer), errors.Is(err, embedkit.ErrRateLimited),
-		errors.Is(err, embedkit.ErrCircuitOpen), errors.Is(err, context.DeadlineExceeded),
-		errors.As(err, &netErr):
+	case platformUnavailable(err):
 		ra := defaultRetryAfter
 		var apiErr *embedkit.APIError
 		if errors.As(err, &apiErr) && apiErr.RetryAfter > 0 {
@@ -98,6 +95,54 @@ func ErrorStatus(err error) (status int, retryAfter time.Duration) {
 	default:
 		return http.StatusBadGateway, 0
 	}
+}
+
+// platformUnavailable reports whether err says the platform is down or
+// limiting for now: a 5xx, a rate limit, an open circuit, a timeout or a
+// network failure. A later try may succeed.
+func platformUnavailable(err error) bool {
+	var netErr net.Error
+	return errors.Is(err, embedkit.ErrServer) || errors.Is(err, embedkit.ErrRateLimited) ||
+		errors.Is(err, embedkit.ErrCircuitOpen) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.As(err, &netErr)
+}
+
+// mintOutcome classifies the error a mint failed with, by its kind (not
+// by the HTTP status a handler answers for it).
+func mintOutcome(err error) Outcome {
+	switch {
+	case errors.Is(err, ErrDenied), errors.Is(err, embedkit.ErrForbidden):
+		return OutcomeDenied
+	case errors.Is(err, ErrMintLimited):
+		return OutcomeLimited
+	case errors.Is(err, ErrMisconfigured), errors.Is(err, embedkit.ErrInvalidRequest):
+		return OutcomeInvalid
+	case errors.Is(err, ErrStore), platformUnavailable(err):
+		return OutcomeUnavailable
+	}
+	return OutcomeError
+}
+
+// mintError is the error a mint failed with, and the outcome the kit
+// reported for it.
+type mintError struct {
+	outcome Outcome
+	err     error
+}
+
+func (e *mintError) Error() string { return e.err.Error() }
+func (e *mintError) Unwrap() error { return e.err }
+
+// OutcomeOf returns the outcome of the mint that failed with err (an
+// error of FrameURL, or the FailureReason of a frame or session
+// endpoint), as the kit reported it to Metrics and the Tracer and logged
+// it: an ErrorHandler can label its own records alike. It is "" for an
+// error that did not come from a mint (no viewer, a bad request).
+func OutcomeOf(err error) Outcome {
+	if me, ok := errors.AsType[*mintError](err); ok {
+		return me.outcome
+	}
+	return ""
 }
 
 // publicMessage is the text shown to the viewer for a status. It never

@@ -86,42 +86,50 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 		return attrs([]slog.Attr{slog.String("target", name), slog.String("viewer", k.RedactViewer(v.Key()))}, extra...)
 	}
 
-	// The request is validated once: by the client, before a byte goes
-	// out, or here when the Platform is not an *embedkit.Client.
-	var req *embedkit.GenerateSessionRequest
-	if k.platformValidates {
-		req, err = k.cfg.Policy.build(r, v, t)
-	} else {
-		req, err = k.cfg.Policy.Request(r, v, t)
-	}
-	if err != nil {
-		if errors.Is(err, ErrDenied) {
-			report(OutcomeDenied, 0)
-			k.cfg.Logger.LogAttrs(r.Context(), slog.LevelInfo, "embedkit: mint refused by policy", logAttrs(slog.String("outcome", string(OutcomeDenied)), slog.String("error", err.Error()))...)
-			return frame{}, err
+	// failed ends a mint that stopped before or at the platform: its
+	// outcome is classified once from err (mintOutcome), and the metrics,
+	// the span and the log record read that one value, which the returned
+	// error carries too (OutcomeOf).
+	failed := func(err error, latency time.Duration, level slog.Level, msg string) (frame, error) {
+		o := mintOutcome(err)
+		report(o, latency)
+		if k.cfg.Logger.Enabled(r.Context(), level) {
+			extra := []slog.Attr{slog.String("outcome", string(o))}
+			if latency > 0 {
+				extra = append(extra, slog.Duration("latency", latency))
+			}
+			if le, ok := errors.AsType[*mintLimitedError](err); ok {
+				extra = append(extra, slog.Duration("retry_after", le.wait))
+			} else {
+				extra = append(extra, slog.String("error", err.Error()))
+			}
+			k.cfg.Logger.LogAttrs(r.Context(), level, msg, logAttrs(extra...)...)
 		}
-		report(OutcomeInvalid, 0)
-		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelError, "embedkit: mint not sent: the policy produced an invalid request", logAttrs(slog.String("outcome", string(OutcomeInvalid)), slog.String("error", err.Error()))...)
-		return frame{}, err
+		return frame{}, &mintError{outcome: o, err: err}
+	}
+
+	// The request is built and validated here, whatever the Platform:
+	// tests with a fake Platform take the path production takes. (An
+	// *embedkit.Client validates once more before a byte goes out.)
+	req, err := k.cfg.Policy.Request(r, v, t)
+	switch {
+	case errors.Is(err, ErrDenied):
+		return failed(err, 0, slog.LevelInfo, "embedkit: mint refused by policy")
+	case err != nil:
+		return failed(err, 0, slog.LevelError, "embedkit: mint not sent: the policy produced an invalid request")
 	}
 
 	// The URL's fixed part is built before the call: a target it cannot
 	// encode fails here, before a session exists that would need revoking.
 	query, err := t.query()
 	if err != nil {
-		err = fmt.Errorf("%w: %w", ErrMisconfigured, err)
-		report(OutcomeInvalid, 0)
-		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelError, "embedkit: mint not sent: the target's URL parameters are invalid", logAttrs(slog.String("outcome", string(OutcomeInvalid)), slog.String("error", err.Error()))...)
-		return frame{}, err
+		return failed(fmt.Errorf("%w: %w", ErrMisconfigured, err), 0, slog.LevelError, "embedkit: mint not sent: the target's URL parameters are invalid")
 	}
 
 	// The limit is taken after the Policy accepted the viewer (a refused
 	// viewer mints nothing) and before anything is sent.
 	if wait, ok := k.limiter.take(embedkit.NormalizeExternalID(v.Subject), k.cfg.Now()); !ok {
-		err = &mintLimitedError{wait: wait}
-		report(OutcomeLimited, 0)
-		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelWarn, "embedkit: mint refused: the viewer's mint limit is reached", logAttrs(slog.String("outcome", string(OutcomeLimited)), slog.Duration("retry_after", wait))...)
-		return frame{}, err
+		return failed(&mintLimitedError{wait: wait}, 0, slog.LevelWarn, "embedkit: mint refused: the viewer's mint limit is reached")
 	}
 
 	callStart := k.cfg.Now()
@@ -130,11 +138,9 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 	latency := now.Sub(callStart)
 	switch {
 	case errors.Is(err, embedkit.ErrInvalidRequest):
-		// Refused by the client's validation: the policy produced it.
-		err = fmt.Errorf("%w: %w", ErrMisconfigured, err)
-		report(OutcomeInvalid, 0)
-		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelError, "embedkit: mint not sent: the policy produced an invalid request", logAttrs(slog.String("outcome", string(OutcomeInvalid)), slog.String("error", err.Error()))...)
-		return frame{}, err
+		// Refused by the client's own validation before sending: the
+		// policy produced it.
+		return failed(fmt.Errorf("%w: %w", ErrMisconfigured, err), 0, slog.LevelError, "embedkit: mint not sent: the policy produced an invalid request")
 	case err != nil:
 	case sess == nil || sess.SessionID == "":
 		err = fmt.Errorf("%w: generate-session answered no session id", embedkit.ErrUnexpectedResponse)
@@ -145,18 +151,7 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 			embedkit.ErrUnexpectedResponse, embedkit.Redact(sess.SessionID))
 	}
 	if err != nil {
-		failed := OutcomeError
-		switch status, _ := ErrorStatus(err); status {
-		case http.StatusServiceUnavailable:
-			failed = OutcomeUnavailable
-		case http.StatusForbidden:
-			failed = OutcomeDenied
-		case http.StatusInternalServerError:
-			failed = OutcomeInvalid
-		}
-		report(failed, latency)
-		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelError, "embedkit: mint failed", logAttrs(slog.String("outcome", string(outcome)), slog.Duration("latency", latency), slog.String("error", err.Error()))...)
-		return frame{}, err
+		return failed(err, latency, slog.LevelError, "embedkit: mint failed")
 	}
 	report(OutcomeOK, latency)
 
@@ -171,8 +166,10 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 		// An id that logout cannot find must not stay usable.
 		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelError, "embedkit: session store failed; revoking the new session", logAttrs(slog.String("session", embedkit.Redact(m.SessionID)), slog.String("error", err.Error()))...)
 		k.revokeAll(r.Context(), []Minted{m})
+		// The platform call succeeded and was counted so; the span and the
+		// error say the mint as a whole did not.
 		outcome = OutcomeUnavailable
-		return frame{}, fmt.Errorf("%w: %w", ErrStore, err)
+		return frame{}, &mintError{outcome: outcome, err: fmt.Errorf("%w: %w", ErrStore, err)}
 	}
 
 	expires := sess.ExpiresAt

@@ -226,10 +226,6 @@ type Kit struct {
 	// origins and the default locale in canonical form.
 	cfg   Config
 	queue RevokeQueue
-	// platformValidates says the Platform is an *embedkit.Client, which
-	// validates every request before sending it: the mint then does not
-	// validate it a second time.
-	platformValidates bool
 
 	platformURL    *url.URL
 	platformOrigin string
@@ -326,7 +322,6 @@ func New(cfg Config) (*Kit, error) {
 		cfg.Now = time.Now
 	}
 	k.cfg = cfg
-	_, k.platformValidates = cfg.Platform.(*embedkit.Client)
 	if err := k.setTargets(cfg.Targets); err != nil {
 		return nil, err
 	}

@@ -1,8 +1,15 @@
 package middleware
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
 	"slices"
 	"testing"
+	"time"
+
+	"github.com/embedkit/embedkit/embedkit"
 )
 
 // TestOutcomeVocabulary holds the one list of outcomes that the metrics
@@ -52,5 +59,42 @@ func TestOutcomeVocabulary(t *testing.T) {
 	b[0] = -1
 	if DurationBuckets()[0] == -1 {
 		t.Error("DurationBuckets hands out a shared slice")
+	}
+}
+
+// TestMintOutcome: a failed mint's outcome comes from the kind of its
+// error, through any wrapping, and OutcomeOf reads it back from the error
+// a mint returns.
+func TestMintOutcome(t *testing.T) {
+	tests := []struct {
+		err  error
+		want Outcome
+	}{
+		{fmt.Errorf("%w: no", ErrDenied), OutcomeDenied},
+		{fmt.Errorf("wrapped: %w", embedkit.ErrForbidden), OutcomeDenied},
+		{&mintLimitedError{wait: time.Second}, OutcomeLimited},
+		{fmt.Errorf("%w: bad target", ErrMisconfigured), OutcomeInvalid},
+		{fmt.Errorf("x: %w", embedkit.ErrInvalidRequest), OutcomeInvalid},
+		{fmt.Errorf("%w: down", ErrStore), OutcomeUnavailable},
+		{fmt.Errorf("x: %w", embedkit.ErrServer), OutcomeUnavailable},
+		{embedkit.ErrRateLimited, OutcomeUnavailable},
+		{embedkit.ErrCircuitOpen, OutcomeUnavailable},
+		{context.DeadlineExceeded, OutcomeUnavailable},
+		{&net.OpError{Op: "dial", Err: errors.New("refused")}, OutcomeUnavailable},
+		{embedkit.ErrUnauthorized, OutcomeError},
+		{embedkit.ErrUnexpectedResponse, OutcomeError},
+		{errors.New("other"), OutcomeError},
+	}
+	for _, tt := range tests {
+		if got := mintOutcome(tt.err); got != tt.want {
+			t.Errorf("mintOutcome(%v) = %q, want %q", tt.err, got, tt.want)
+		}
+		wrapped := fmt.Errorf("handler: %w", &mintError{outcome: tt.want, err: tt.err})
+		if got := OutcomeOf(wrapped); got != tt.want || !errors.Is(wrapped, tt.err) {
+			t.Errorf("OutcomeOf(%v) = %q, want %q and the cause kept", wrapped, got, tt.want)
+		}
+	}
+	if got := OutcomeOf(ErrNoViewer); got != "" {
+		t.Errorf("OutcomeOf(ErrNoViewer) = %q, want none", got)
 	}
 }

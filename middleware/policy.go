@@ -146,9 +146,7 @@ func (p *Policy) Request(r *http.Request, v *Viewer, t Target) (*embedkit.Genera
 	return req, nil
 }
 
-// build is Request without the validation, for a caller whose Platform
-// validates every request itself (an *embedkit.Client does, before a byte
-// is sent), so that one load validates once.
+// build is Request without the validation.
 func (p *Policy) build(r *http.Request, v *Viewer, t Target) (*embedkit.GenerateSessionRequest, error) {
 	if v == nil {
 		return nil, fmt.Errorf("%w: no viewer", ErrMisconfigured)
