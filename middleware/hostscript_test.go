@@ -27,7 +27,7 @@ func TestHostScriptServed(t *testing.T) {
 		t.Fatalf("status %d, headers %v", w.Code, w.Header())
 	}
 	js := w.Body.String()
-	if want := `var config = {"platformOrigin":"https://acme.example.com","sessionURL":"/embed/session","framePrefix":"/embed/frame/"};`; !strings.Contains(js, want) {
+	if want := `configure({"platformOrigin":"https://acme.example.com","sessionURL":"/embed/session","framePrefix":"/embed/frame/","version":"` + HostScriptVersion + `"});`; !strings.Contains(js, want) {
 		t.Errorf("script lacks its settings %s", want)
 	}
 	if strings.Contains(js, "EMBEDKIT_CONFIG") {
@@ -81,7 +81,7 @@ func TestHostScriptTypesServed(t *testing.T) {
 		w.Header().Get("X-Content-Type-Options") != "nosniff" {
 		t.Fatalf("status %d, headers %v", w.Code, w.Header())
 	}
-	if w.Body.String() != string(hostScriptTypes) || !strings.Contains(w.Body.String(), "declare var embedkit: embedkit.Api;") {
+	if w.Body.String() != string(hostScriptTypes) || !strings.Contains(w.Body.String(), "declare namespace embedkit {") {
 		t.Error("the body is not hostscript.d.ts")
 	}
 	if tag := w.Header().Get("ETag"); tag != hostScriptTypesTag {
@@ -90,15 +90,32 @@ func TestHostScriptTypesServed(t *testing.T) {
 	checkStatic(t, tk.HostScriptTypes(), "/embed/host.d.ts", w.Header().Get("ETag"))
 }
 
-// TestHostScriptVocabulary reads the script's source: every cube:event:*
-// and cube:action:* it names is in embed-protocol.json, the envelope
-// source is the contract's, the private dialect is gone, nothing posts to
-// "*", nothing is logged, and the session endpoint's answer is used for
-// its url only.
+// hostPageSource is the host page's one source, hostpage/src/index.js,
+// which the served script is generated from.
+func hostPageSource(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "hostpage", "src", "index.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestHostScriptVocabulary reads the script's source (the module and the
+// served bundle): every cube:event:* and cube:action:* it names is in
+// embed-protocol.json, the envelope source is the contract's, the private
+// dialect is gone, nothing posts to "*", the console is written in one
+// place only (warn, whose callers name no URL), and the session
+// endpoint's answer is used for its url only.
 func TestHostScriptVocabulary(t *testing.T) {
 	t.Parallel()
+	for name, src := range map[string]string{"hostpage/src/index.js": hostPageSource(t), "hostscript.js": string(hostScriptSource)} {
+		t.Run(name, func(t *testing.T) { checkVocabulary(t, src) })
+	}
+}
+
+func checkVocabulary(t *testing.T, src string) {
 	p := readProtocol(t)
-	src := string(hostScriptSource)
 	known := map[string]bool{}
 	for _, m := range append(slices.Clone(p.Events), p.Actions...) {
 		known[m.Type] = true
@@ -115,7 +132,7 @@ func TestHostScriptVocabulary(t *testing.T) {
 	if regexp.MustCompile(`["'` + "`" + `]cube:(?:event|action):["'` + "`" + `$]`).MatchString(src) {
 		t.Error("the script builds message types by concatenation, which this test cannot check")
 	}
-	if m := regexp.MustCompile(`var SOURCE = "([^"]*)";`).FindStringSubmatch(src); m == nil || m[1] != p.Envelope.Source {
+	if m := regexp.MustCompile(`(?:var|const) SOURCE = "([^"]*)";`).FindStringSubmatch(src); m == nil || m[1] != p.Envelope.Source {
 		t.Errorf("the script's source is %v, want %q", m, p.Envelope.Source)
 	}
 	for _, private := range []string{"platform-embed", "platform:", "session-expiring", "renew-session", "sessionId"} {
@@ -126,8 +143,13 @@ func TestHostScriptVocabulary(t *testing.T) {
 	if regexp.MustCompile(`postMessage\([^;]*["']\*["']`).MatchString(src) {
 		t.Error("the script posts to any origin")
 	}
-	if strings.Contains(src, "console.") {
-		t.Error("the script logs; it must never log what could carry a session")
+	if n := strings.Count(src, "console."); n != 2 || !regexp.MustCompile(`typeof console\.warn === "function"\) console\.warn\("embedkit: " \+ message\)`).MatchString(src) {
+		t.Errorf("the script writes to the console %d times; only warn(message) may, so nothing that could carry a session is logged", n)
+	}
+	for _, m := range regexp.MustCompile(`(?s)\bwarn\((.*?)\);\n`).FindAllStringSubmatch(src, -1) {
+		if regexp.MustCompile(`(?i)src|url|href|location|sessionId`).MatchString(m[1]) {
+			t.Errorf("warn(%s) may write a URL, which can carry a session id", m[1])
+		}
 	}
 	for _, m := range p.Actions {
 		if !m.Documented && strings.Count(src, `"`+m.Type+`"`) != 1 {
@@ -199,7 +221,7 @@ func TestHostScriptTypesDeclareProtocol(t *testing.T) {
 		}
 	}
 	kit := dtsFields(dtsBlock(t, src, "KitEvents"))
-	for _, name := range []string{"session-renewed", "session-ended", "renew-failed"} {
+	for _, name := range []string{"session-renewed", "session-ended", "renew-failed", "version-mismatch"} {
 		if _, ok := kit[name]; !ok {
 			t.Errorf("KitEvents lacks %q", name)
 		}
@@ -207,8 +229,8 @@ func TestHostScriptTypesDeclareProtocol(t *testing.T) {
 			t.Errorf("DomEvents lacks embedkit:%s", name)
 		}
 	}
-	if len(kit) != 3 {
-		t.Errorf("KitEvents declares %v, want the three kit events", kit)
+	if len(kit) != 4 {
+		t.Errorf("KitEvents declares %v, want the four kit events", kit)
 	}
 	actions := dtsBlock(t, src, "Actions") + dtsBlock(t, src, "FrameMethods")
 	for _, a := range p.Actions {
@@ -220,7 +242,8 @@ func TestHostScriptTypesDeclareProtocol(t *testing.T) {
 		}
 	}
 	for _, global := range []string{
-		`declare var embedkit: embedkit.Api;`,
+		`declare namespace embedkit {`,
+		`readonly embedkit: typeof embedkit;`,
 		`"embedkit-frame": embedkit.FrameElement;`,
 		`interface HTMLElementEventMap extends embedkit.DomEvents {}`,
 		`interface DocumentEventMap extends embedkit.DomEvents {}`,
@@ -232,9 +255,11 @@ func TestHostScriptTypesDeclareProtocol(t *testing.T) {
 }
 
 // TestHostScriptTypesCheck type-checks hostscript.d.ts and a host page
-// using it (testdata/hostscript/usage.ts) with tsc --strict. The page
-// also holds lines that must not compile (@ts-expect-error), so
-// declarations that are too loose fail too.
+// using it (testdata/hostscript/usage.ts) with tsc --strict, then the npm
+// package's module declarations (hostpage/index.d.ts) and a page that
+// imports the package (testdata/hostscript/module). The pages also hold
+// lines that must not compile (@ts-expect-error), so declarations that
+// are too loose fail too.
 func TestHostScriptTypesCheck(t *testing.T) {
 	t.Parallel()
 	tsc := os.Getenv("EMBEDKIT_TSC")
@@ -255,5 +280,9 @@ func TestHostScriptTypesCheck(t *testing.T) {
 		"hostscript.d.ts", filepath.Join("testdata", "hostscript", "usage.ts")).CombinedOutput()
 	if err != nil {
 		t.Fatalf("tsc: %v\n%s", err, out)
+	}
+	out, err = exec.CommandContext(ctx, tsc, "-p", filepath.Join("testdata", "hostscript", "module")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("tsc -p testdata/hostscript/module: %v\n%s", err, out)
 	}
 }
