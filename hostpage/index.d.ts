@@ -128,11 +128,30 @@ export interface VersionMismatchPayload {
   kitVersion: string;
 }
 
+/**
+ * The frame's first load did not report ready in time (30 s, or
+ * data-embedkit-ready-timeout): the reason comes from a HEAD probe of the
+ * frame endpoint. Also warned on the console.
+ */
+export interface LoadFailedPayload {
+  /**
+   * signed-out: 401 (the frame's state is ended, and session-ended fires
+   * too); refused-origin: 403; unavailable: 5xx, 408, 429 or no answer;
+   * rejected: another 4xx; never-ready: the endpoint answers, so the
+   * embed itself was blocked (a Content-Security-Policy or
+   * X-Frame-Options) or failed.
+   */
+  reason: LoadFailure;
+  status?: number;
+  message: string;
+}
+
 /** The kit's own events. */
 export interface KitEvents {
   "session-renewed": SessionRenewedPayload;
   "session-ended": SessionEndedPayload;
   "renew-failed": RenewFailedPayload;
+  "load-failed": LoadFailedPayload;
   "version-mismatch": VersionMismatchPayload;
 }
 
@@ -148,7 +167,12 @@ export interface FrameEvent<N extends EventName = EventName> {
   readonly name: N;
   /** The wire type: `cube:event:<name>`, or `embedkit:<name>` for the kit's own. */
   readonly type: N extends KitEventName ? `embedkit:${N}` : `cube:event:${N}`;
-  readonly payload: Events[N];
+  /**
+   * A frozen copy with null-prototype objects: no listener can change what
+   * the kit decides on or what another listener sees. Its text comes from
+   * the embedded page: treat it as untrusted (never as HTML).
+   */
+  readonly payload: Readonly<Events[N]>;
   /** The event's surface; for the kit's own events the frame's last known one. */
   readonly surface: Surface | null;
   /** Epoch milliseconds. */
@@ -181,37 +205,72 @@ export type FilterScalar = string | number | boolean;
 /** A value, a non-empty list of values (equals any), or null to clear the filter. */
 export type FilterValue = FilterScalar | readonly FilterScalar[] | null;
 
-/** The documented actions that a frame and the page as a whole take. */
+/**
+ * The documented actions that a frame and the page as a whole take. An
+ * action sent before the frame is ready waits in a queue and is sent once
+ * it is. Each returns a promise: the protocol has no acknowledgement, so a
+ * setting's promise resolves when the message is posted to a ready frame;
+ * refresh's when the next `dashboard-loaded` arrives. A frame that ends or
+ * fails rejects what is pending with a {@link FrameError}. Page-wide, the
+ * promise settles when every frame's has.
+ */
 export interface Actions {
   /** `cube:action:set-locale` {locale}, e.g. "de-DE". */
-  setLocale(locale: string): void;
+  setLocale(locale: string): Promise<void>;
   /**
    * `cube:action:set-timezone` {timezone}, an IANA name. The platform's
    * docs reference this action without cataloguing it: an extra only.
    */
-  setTimezone(timeZone: string): void;
+  setTimezone(timeZone: string): Promise<void>;
   /** `cube:action:set-theme`, the theme object as the payload. */
-  setTheme(theme: Theme): void;
+  setTheme(theme: Theme): Promise<void>;
   /** `cube:action:set-color-scheme` {scheme}. */
-  setColorScheme(scheme: ColorScheme): void;
+  setColorScheme(scheme: ColorScheme): Promise<void>;
   /**
    * `cube:action:set-filter` {filterUrlParameter: `f_<member>=<percent-encoded {"value": value}>`}.
    * A viewer-side control, not security.
    */
-  setFilter(member: Member, value: FilterValue): void;
-  /** `cube:action:refresh`. */
-  refresh(): void;
+  setFilter(member: Member, value: FilterValue): Promise<void>;
+  /** `cube:action:refresh`. Resolves on the next `dashboard-loaded`. */
+  refresh(): Promise<unknown>;
+}
+
+/** A frame's state: also its iframe's `data-embedkit-state` (and `aria-busy="true"` while loading or renewing). */
+export type FrameState = "loading" | "ready" | "renewing" | "ended" | "failed";
+
+/** The settings the host made through the script: `frame.settings()`. */
+export interface HostSettings {
+  readonly locale?: string;
+  readonly timezone?: string;
+  readonly theme?: Theme;
+  readonly colorScheme?: ColorScheme;
 }
 
 /** What a frame handle and an `<embedkit-frame>` element offer. */
 export interface FrameMethods extends Actions {
-  /** Adds a listener (once per name and function); returns a function that removes it. */
+  /**
+   * Adds a listener (once per name and function); returns a function that
+   * removes it. A `ready` listener added once the frame is ready gets the
+   * last ready event at once (in a microtask).
+   */
   on<N extends EventName>(name: N, listener: Listener<N>): () => void;
   on(name: "*", listener: AnyListener): () => void;
   off<N extends EventName>(name: N, listener: Listener<N>): void;
   off(name: "*", listener: AnyListener): void;
-  /** `cube:action:navigate` {path}, an in-embed path such as "/embed/dashboard/sales". */
-  navigate(path: `/${string}`): void;
+  /**
+   * `cube:action:navigate` {path}: one of the platform's embed path forms,
+   * such as "/embed/dashboard/sales" (no query, fragment, encoded slash or
+   * dot segment). Resolves with the `view` or `navigate` event of that path.
+   */
+  navigate(path: `/embed/${string}`): Promise<FrameEvent<"view"> | FrameEvent<"navigate">>;
+  /**
+   * The filters the host set through the script, by member (cleared ones
+   * left out). The host's view only: the platform sends no event when the
+   * viewer changes a filter inside the embed.
+   */
+  filters(): Readonly<Record<string, FilterScalar | readonly FilterScalar[]>>;
+  /** The locale, time zone, theme and colour scheme the host set through the script. */
+  settings(): HostSettings;
   /**
    * Loads the frame again with a new session. Resolves with the ready
    * event; rejects with a ReloadError on sign-out or when renewal gives up.
@@ -219,8 +278,22 @@ export interface FrameMethods extends Actions {
   reload(): Promise<FrameEvent<"ready">>;
 }
 
+/** What a frame's state tells, read from the handle or the `<embedkit-frame>`. */
+export interface FrameStatus {
+  /** The frame's state now. */
+  readonly state: FrameState;
+  /**
+   * A promise of the current ready event: resolved once the frame is
+   * ready, replaced by a new one when the frame reloads, rejected with a
+   * {@link FrameError} when it ends or fails.
+   */
+  readonly ready: Promise<FrameEvent<"ready">>;
+  /** The last `view` payload, or null. */
+  readonly view: Readonly<ViewPayload> | null;
+}
+
 /** The handle of one managed frame: `embedkit.frame(el)`. */
-export interface Frame extends FrameMethods {
+export interface Frame extends FrameMethods, FrameStatus {
   readonly element: HTMLIFrameElement;
 }
 
@@ -231,16 +304,31 @@ export interface ReloadError extends Error {
   status?: number;
 }
 
+/** Why a frame's first load failed: the `load-failed` event's reason. */
+export type LoadFailure = "signed-out" | "refused-origin" | "unavailable" | "rejected" | "never-ready";
+
+/** How pending actions and `frame.ready` fail when the frame ends or fails. */
+export interface FrameError extends Error {
+  name: "EmbedkitFrameError";
+  reason: "session-ended" | "renew-failed" | LoadFailure | "unavailable";
+  status?: number;
+}
+
 /** The page-wide API (window.embedkit for the served script). Its actions reach every managed frame, and frames added later. */
 export interface Api extends Actions {
   /** The handle of an `<iframe data-embedkit>` or `<embedkit-frame>`, or of the one a selector names. */
   frame(element: Element | string): Frame;
   frames(): Frame[];
+  debug(on: boolean): void;
   readonly version: string;
 }
 
-/** `<embedkit-frame target="sales" [src] [title] [fit] [min-height] [max-height] [renew-after]>`. */
-export interface FrameElement extends HTMLElement, FrameMethods {
+/**
+ * `<embedkit-frame target="sales" [src] [title] [fit] [min-height] [max-height]
+ * [renew-after] [ready-timeout] [debug] [loading] [allow] ...>`. src, when
+ * given, must be a same-origin path under the kit's frame endpoint.
+ */
+export interface FrameElement extends HTMLElement, FrameMethods, FrameStatus {
   readonly frame: Frame;
 }
 
@@ -257,6 +345,7 @@ export interface DomEvents {
   "embedkit:session-renewed": CustomEvent<FrameEvent<"session-renewed">>;
   "embedkit:session-ended": CustomEvent<FrameEvent<"session-ended">>;
   "embedkit:renew-failed": CustomEvent<FrameEvent<"renew-failed">>;
+  "embedkit:load-failed": CustomEvent<FrameEvent<"load-failed">>;
   "embedkit:version-mismatch": CustomEvent<FrameEvent<"version-mismatch">>;
 }
 // ---- the API ----------------------------------------------------------------
@@ -268,18 +357,26 @@ export const version: string;
 export function frame(element: Element | string): Frame;
 /** The handles of every managed frame of the page. */
 export function frames(): Frame[];
+/**
+ * Debug mode for the page: every message from a frame is logged to the
+ * console as accepted or dropped, with the reason (wrong origin, wrong
+ * source, wrong direction, unknown type, unmanaged frame); type and origin
+ * only, never the payload. `data-embedkit-debug` on an iframe (`debug` on
+ * `<embedkit-frame>`) does it for that frame.
+ */
+export function debug(on: boolean): void;
 /** `cube:action:set-locale` to every managed frame, and to frames added later. */
-export function setLocale(locale: string): void;
+export function setLocale(locale: string): Promise<void>;
 /** `cube:action:set-timezone` (an optional extra) to every managed frame, and to frames added later. */
-export function setTimezone(timeZone: string): void;
+export function setTimezone(timeZone: string): Promise<void>;
 /** `cube:action:set-theme` to every managed frame, and to frames added later. */
-export function setTheme(theme: Theme): void;
+export function setTheme(theme: Theme): Promise<void>;
 /** `cube:action:set-color-scheme` to every managed frame, and to frames added later. */
-export function setColorScheme(scheme: ColorScheme): void;
+export function setColorScheme(scheme: ColorScheme): Promise<void>;
 /** `cube:action:set-filter` to every managed frame, and to frames added later. */
-export function setFilter(member: Member, value: FilterValue): void;
-/** `cube:action:refresh` to every managed frame. */
-export function refresh(): void;
+export function setFilter(member: Member, value: FilterValue): Promise<void>;
+/** `cube:action:refresh` to every managed frame; resolves once each has sent `dashboard-loaded`. */
+export function refresh(): Promise<void>;
 
 // <module-only>
 /**

@@ -15,6 +15,7 @@
   var src_exports = {};
   __export(src_exports, {
     configure: () => configure,
+    debug: () => debug,
     frame: () => frame,
     frames: () => frames,
     refresh: () => refresh,
@@ -26,8 +27,19 @@
     version: () => version
   });
 
-  // hostpage/src/version.js
+  // generated:hostpage/src/version.js
   var version = "0.1.0";
+
+  // generated:hostpage/src/rules.js
+  var LOCALE_MAX_LENGTH = 128;
+  var TIMEZONE_MAX_LENGTH = 64;
+  var MEMBER_RULE = "^(?:[^\\n]+\\.[^\\n]+)$";
+  var NAVIGATE_PATH_RULES = [
+    "^/embed/d/[1-9][0-9]{0,18}/app$",
+    "^/embed/chat$",
+    "^/embed/dashboard/[A-Za-z0-9_~-][A-Za-z0-9._~-]{0,127}$",
+    "^/embed/d/[1-9][0-9]{0,18}/dashboard/[A-Za-z0-9_~-][A-Za-z0-9._~-]{0,127}$"
+  ];
 
   // hostpage/src/index.js
   var SOURCE = "cube-embed";
@@ -47,7 +59,7 @@
     "cube:event:ai-query": "ai-query",
     "cube:event:error": "error"
   };
-  var KIT_EVENTS = ["session-renewed", "session-ended", "renew-failed", "version-mismatch"];
+  var KIT_EVENTS = ["session-renewed", "session-ended", "renew-failed", "load-failed", "version-mismatch"];
   var NAMES = /* @__PURE__ */ Object.create(null);
   Object.keys(EVENTS).forEach(function(type) {
     NAMES[EVENTS[type]] = true;
@@ -57,19 +69,24 @@
   });
   NAMES["*"] = true;
   var RENEW_AFTER_MS = 22 * 60 * 60 * 1e3;
-  var MIN_RENEW_AFTER_MS = 1e3;
+  var MIN_RENEW_AFTER_MS = 5 * 60 * 1e3;
   var REQUEST_TIMEOUT_MS = 1e4;
   var READY_TIMEOUT_MS = 3e4;
+  var MIN_READY_TIMEOUT_MS = 5e3;
   var BACKOFF_FIRST_MS = 1e3;
   var BACKOFF_MAX_MS = 6e4;
   var MIN_ATTEMPT_GAP_MS = 1e3;
   var MAX_FAILURES = 5;
   var STABLE_MS = 3e4;
   var DEFAULT_MIN_HEIGHT = 320;
-  var MEMBER = /^[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*$/;
-  var LOCALE = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$/;
-  var TIMEZONE = /^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/;
-  var PATH = /^\/(?!\/)[^\u0000-\u0020\u007f\\]*$/;
+  var MEMBER = new RegExp(MEMBER_RULE);
+  var LOCALE = /^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$/;
+  var PRIVATE_LOCALE = /^[xX](?:-[A-Za-z0-9]{1,8})+$/;
+  var GRANDFATHERED = /^(?:en-GB-oed|i-(?:ami|bnn|default|enochian|hak|klingon|lux|mingo|navajo|pwn|tao|tay|tsu)|sgn-(?:BE-FR|BE-NL|CH-DE)|art-lojban|cel-gaulish|no-bok|no-nyn|zh-(?:guoyu|hakka|min|min-nan|xiang))$/i;
+  var TIMEZONE = /^[A-Z][A-Za-z0-9_+-]*(?:\/[A-Z][A-Za-z0-9_+-]*)*$/;
+  var NAVIGATE_PATHS = NAVIGATE_PATH_RULES.map(function(r) {
+    return new RegExp(r);
+  });
   var TARGET = /^[A-Za-z0-9_~-][A-Za-z0-9._~-]*(?:\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*$/;
   var hasOwn = Object.prototype.hasOwnProperty;
   var states = /* @__PURE__ */ new WeakMap();
@@ -77,6 +94,9 @@
   var hosts = /* @__PURE__ */ new WeakMap();
   var managed = [];
   var page = newSettings();
+  var debugAll = false;
+  function noop() {
+  }
   function report(err) {
     if (typeof window.reportError === "function") {
       window.reportError(err);
@@ -112,9 +132,74 @@
   function newSettings() {
     return { order: [], values: /* @__PURE__ */ Object.create(null) };
   }
-  function remember(settings, key, type, payload) {
+  function remember(settings, key, type, payload, value) {
     if (!(key in settings.values)) settings.order.push(key);
-    settings.values[key] = { type, payload };
+    settings.values[key] = { type, payload, value };
+  }
+  function deferred() {
+    var d = { settled: false };
+    d.promise = new Promise(function(resolve, reject) {
+      d.resolve = function(v) {
+        d.settled = true;
+        resolve(v);
+      };
+      d.reject = function(e) {
+        d.settled = true;
+        reject(e);
+      };
+    });
+    d.promise.catch(noop);
+    return d;
+  }
+  function frozen(v, depth) {
+    depth = depth || 0;
+    if (v === null || typeof v !== "object") return typeof v === "function" ? void 0 : v;
+    if (depth > 32) return null;
+    var out;
+    if (Array.isArray(v)) {
+      out = v.map(function(x) {
+        return frozen(x, depth + 1);
+      });
+    } else {
+      out = /* @__PURE__ */ Object.create(null);
+      Object.keys(v).forEach(function(k) {
+        out[k] = frozen(v[k], depth + 1);
+      });
+    }
+    return Object.freeze(out);
+  }
+  var STATES = { loading: true, ready: true, renewing: true, ended: true, failed: true };
+  function setState(st, state) {
+    if (!STATES[state]) throw new Error("embedkit: internal: state " + state);
+    st.state = state;
+    setAttr(st.el, "data-embedkit-state", state);
+    setAttr(st.el, "aria-busy", state === "loading" || state === "renewing" ? "true" : null);
+  }
+  function freshReady(st) {
+    if (!st.readyD || st.readyD.settled) st.readyD = deferred();
+  }
+  function frameError(reason, status, message) {
+    var err = new Error("embedkit: " + message);
+    err.name = "EmbedkitFrameError";
+    err.reason = reason;
+    if (status !== void 0) err.status = status;
+    return err;
+  }
+  function settleFailure(st, err) {
+    freshReady(st);
+    st.readyD.reject(err);
+    var queue = st.queue.splice(0);
+    var waits = st.waits.splice(0);
+    queue.forEach(function(q) {
+      q.d.reject(err);
+    });
+    waits.forEach(function(w) {
+      w.d.reject(err);
+    });
+    st.failure = err;
+  }
+  function label(st) {
+    return describe(st.el.getAttribute("data-embedkit-target") || st.el.getAttribute("id") || "unnamed");
   }
   function manage(el) {
     var st = states.get(el);
@@ -129,15 +214,28 @@
       remint: null,
       lastAttemptAt: -Infinity,
       lastRenewal: null,
-      ended: false
+      ended: false,
+      state: "loading",
+      readyD: null,
+      readyEv: null,
+      view: null,
+      queue: [],
+      // actions sent before ready: {key, type, payload, kind, arg, d}
+      waits: [],
+      // posted navigate and refresh actions waiting for their event
+      failure: null,
+      firstTimer: 0
     };
     page.order.forEach(function(key) {
       var v = page.values[key];
-      remember(st.settings, key, v.type, v.payload);
+      remember(st.settings, key, v.type, v.payload, v.value);
     });
     st.handle = new Frame(st);
     states.set(el, st);
     handles.set(st.handle, st);
+    freshReady(st);
+    setState(st, "loading");
+    armFirstLoad(st);
     size(el);
     return st;
   }
@@ -164,7 +262,7 @@
   }
   function post(st, type, payload) {
     var win = st.el.contentWindow;
-    if (!win) return;
+    if (!win) return false;
     win.postMessage({
       source: SOURCE,
       direction: "action",
@@ -172,10 +270,48 @@
       payload,
       timestamp: Date.now()
     }, ORIGIN);
+    return true;
   }
-  function apply(st, key, type, payload) {
-    if (key) remember(st.settings, key, type, payload);
-    post(st, type, payload);
+  function act(st, a) {
+    if (a.key) remember(st.settings, a.key, a.type, a.payload, a.value);
+    var d = deferred();
+    if (st.state === "ended" || st.state === "failed") {
+      d.reject(st.failure || frameError(st.state, void 0, "the frame has " + st.state));
+    } else if (st.state === "ready") {
+      deliver(st, a, d);
+    } else {
+      st.queue.push({ a, d });
+    }
+    return d.promise;
+  }
+  function deliver(st, a, d) {
+    if (!post(st, a.type, a.payload)) {
+      d.reject(frameError("unavailable", void 0, "the frame has no window to post to"));
+      return;
+    }
+    if (a.kind === "navigate" || a.kind === "refresh") {
+      st.waits.push({ kind: a.kind, path: a.path, d });
+    } else {
+      d.resolve();
+    }
+  }
+  function flush(st) {
+    st.queue.splice(0).forEach(function(q) {
+      if (q.a.key) q.d.resolve();
+      else deliver(st, q.a, q.d);
+    });
+  }
+  function settleWaits(st, name, payload, ev) {
+    if (!st.waits.length) return;
+    st.waits = st.waits.filter(function(w) {
+      var done = w.kind === "refresh" && name === "dashboard-loaded" || w.kind === "navigate" && (name === "view" || name === "navigate") && typeof payload.path === "string" && samePath(payload.path, w.path);
+      if (done) w.d.resolve(ev);
+      return !done;
+    });
+  }
+  function samePath(got, want) {
+    var i = got.search(/[?#]/);
+    return (i < 0 ? got : got.slice(0, i)) === want;
   }
   function replay(st) {
     st.settings.order.forEach(function(key) {
@@ -184,7 +320,7 @@
     });
   }
   function emit(st, name, type, payload, surface, timestamp) {
-    var ev = { name, type, payload, surface, timestamp };
+    var ev = Object.freeze({ name, type, payload: frozen(payload), surface, timestamp });
     [name, "*"].forEach(function(key) {
       var list = st.listeners[key];
       if (!list) return;
@@ -201,20 +337,34 @@
     }
     return ev;
   }
+  function trace(st, accepted, reason, event, msg) {
+    if (!debugAll && !(st && st.el.hasAttribute("data-embedkit-debug"))) return;
+    var type = msg && typeof msg === "object" && typeof msg.type === "string" ? describe(msg.type) : "without a type";
+    var where = st ? "frame " + label(st) : "no managed frame";
+    log("debug", (accepted ? "message accepted: " : "message dropped (" + reason + "): ") + type + " from " + describe(String(event.origin)) + ", " + where);
+  }
   function emitKit(st, name, payload) {
     return emit(st, name, "embedkit:" + name, payload, st.surface, Date.now());
   }
   function onMessage(event) {
-    if (event.origin !== ORIGIN) return;
     var msg = event.data;
-    if (!msg || typeof msg !== "object" || msg.source !== SOURCE) return;
-    if (msg.direction !== void 0 && msg.direction !== "event") return;
-    if (typeof msg.type !== "string" || !hasOwn.call(EVENTS, msg.type)) return;
-    var st = stateOfWindow(event.source);
-    if (!st) return;
-    var payload = msg.payload && typeof msg.payload === "object" ? msg.payload : {};
+    var st = debugAll || managed.some(function(m) {
+      return m.el.hasAttribute("data-embedkit-debug");
+    }) ? stateOfWindow(event.source) : void 0;
+    var drop = function(reason) {
+      trace(st, false, reason, event, msg);
+    };
+    if (event.origin !== ORIGIN) return drop("wrong origin");
+    if (!msg || typeof msg !== "object" || msg.source !== SOURCE) return drop("wrong source");
+    if (msg.direction !== void 0 && msg.direction !== "event") return drop("wrong direction");
+    if (typeof msg.type !== "string" || !hasOwn.call(EVENTS, msg.type)) return drop("unknown type");
+    if (st === void 0) st = stateOfWindow(event.source);
+    if (!st) return drop("unmanaged frame");
+    trace(st, true, "", event, msg);
+    var payload = frozen(msg.payload && typeof msg.payload === "object" && !Array.isArray(msg.payload) ? msg.payload : {});
     if (typeof msg.surface === "string") st.surface = msg.surface;
     var name = EVENTS[msg.type];
+    var fatal = name === "error" && payload.fatal === true;
     var ev = emit(
       st,
       name,
@@ -223,14 +373,23 @@
       typeof msg.surface === "string" ? msg.surface : null,
       typeof msg.timestamp === "number" ? msg.timestamp : Date.now()
     );
+    if (name === "view") st.view = ev.payload;
     if (name === "ready") {
       onReady(st, ev);
-    } else if (name === "error" && payload.fatal === true) {
+    } else if (fatal) {
       onFatal(st, payload);
     }
+    settleWaits(st, name, payload, ev);
   }
   function onReady(st, ev) {
     st.ended = false;
+    clearTimeout(st.firstTimer);
+    st.firstTimer = 0;
+    st.failure = null;
+    st.readyEv = ev;
+    setState(st, "ready");
+    freshReady(st);
+    st.readyD.resolve(ev);
     var r = st.remint;
     if (r) {
       finish(st, r);
@@ -244,6 +403,7 @@
     }
     armRenewal(st);
     replay(st);
+    flush(st);
     notifyVersion(st);
   }
   function onFatal(st, payload) {
@@ -259,15 +419,15 @@
     if (st.ended) return;
     start(st, "error", null);
   }
-  function warn(message) {
-    if (typeof console !== "undefined" && typeof console.warn === "function") console.warn("embedkit: " + message);
+  function log(level, message) {
+    if (typeof console !== "undefined" && typeof console[level] === "function") console[level]("embedkit: " + message);
   }
   var mismatch = null;
   function checkKitVersion(kitVersion, st) {
     if (typeof kitVersion !== "string" || kitVersion === "" || kitVersion === version) return;
     if (!mismatch || mismatch.kitVersion !== kitVersion) {
       mismatch = { packageVersion: version, kitVersion: kitVersion.slice(0, 64) };
-      warn("this page uses @embedkit/host " + version + " but the kit serves host script " + mismatch.kitVersion + "; install the package from the kit's own version");
+      log("warn", "this page uses @embedkit/host " + version + " but the kit serves host script " + mismatch.kitVersion + "; install the package from the kit's own version");
     }
     (st ? [st] : managed).forEach(notifyVersion);
   }
@@ -275,6 +435,79 @@
     if (!mismatch || st.versionNotified === mismatch.kitVersion) return;
     st.versionNotified = mismatch.kitVersion;
     emitKit(st, "version-mismatch", { packageVersion: mismatch.packageVersion, kitVersion: mismatch.kitVersion });
+  }
+  function readyTimeout(el) {
+    var v = parseInt(el.getAttribute("data-embedkit-ready-timeout"), 10);
+    return isNaN(v) ? READY_TIMEOUT_MS : Math.max(MIN_READY_TIMEOUT_MS, v);
+  }
+  function armFirstLoad(st) {
+    if (!st.el.getAttribute("src")) return;
+    st.firstTimer = setTimeout(function() {
+      st.firstTimer = 0;
+      firstLoadTimeout(st);
+    }, readyTimeout(st.el));
+  }
+  function firstLoadTimeout(st) {
+    if (st.state !== "loading" || st.remint) return;
+    var waited = "the embed did not report ready within " + readyTimeout(st.el) / 1e3 + " s";
+    var src = st.el.getAttribute("src");
+    var url = src ? absolute(src) : null;
+    if (!url || url.origin !== location.origin) {
+      loadFailed(st, "never-ready", void 0, waited);
+      return;
+    }
+    var live = function() {
+      return st.state === "loading" && !st.remint;
+    };
+    var ctl = typeof AbortController === "function" ? new AbortController() : null;
+    var timer = setTimeout(function() {
+      if (ctl) ctl.abort();
+      if (live()) loadFailed(st, "unavailable", void 0, waited + ", and the frame endpoint did not answer");
+    }, REQUEST_TIMEOUT_MS);
+    var init = { method: "HEAD", credentials: "same-origin", redirect: "manual", cache: "no-store" };
+    if (ctl) init.signal = ctl.signal;
+    var answered;
+    try {
+      answered = fetch(url.href, init);
+    } catch (err) {
+      answered = Promise.reject(err);
+    }
+    answered.then(function(res) {
+      clearTimeout(timer);
+      if (!live()) return;
+      checkKitVersion(header(res, "Embedkit-Version"), st);
+      var status = res.status;
+      var said = waited + "; the frame endpoint answered " + (res.type === "opaqueredirect" ? "a redirect" : status);
+      if (res.type === "opaqueredirect" || status === 401) {
+        loadFailed(st, "signed-out", 401, said);
+      } else if (status === 403) {
+        loadFailed(st, "refused-origin", 403, said);
+      } else if (status >= 500 || status === 408 || status === 429) {
+        loadFailed(st, "unavailable", status, said);
+      } else if (status >= 400) {
+        loadFailed(st, "rejected", status, said);
+      } else {
+        loadFailed(st, "never-ready", void 0, said + ", so the embed itself was blocked or failed (a Content-Security-Policy or X-Frame-Options, for example)");
+      }
+    }, function() {
+      clearTimeout(timer);
+      if (live()) loadFailed(st, "unavailable", void 0, waited + ", and the frame endpoint could not be reached");
+    });
+  }
+  function loadFailed(st, reason, status, message) {
+    var p = { reason };
+    if (status !== void 0) p.status = status;
+    p.message = message;
+    if (reason === "signed-out") {
+      st.ended = true;
+      setState(st, "ended");
+    } else {
+      setState(st, "failed");
+    }
+    log("warn", "frame " + label(st) + " did not load (" + reason + "): " + message);
+    emitKit(st, "load-failed", p);
+    if (reason === "signed-out") emitKit(st, "session-ended", { status: 401 });
+    settleFailure(st, frameError(reason, status, message));
   }
   function renewAfter(el) {
     var v = parseInt(el.getAttribute("data-embedkit-renew-after"), 10);
@@ -327,6 +560,11 @@
         cancel: null,
         waiters: []
       };
+      clearTimeout(st.firstTimer);
+      st.firstTimer = 0;
+      st.failure = null;
+      setState(st, "renewing");
+      freshReady(st);
       if (waiter) r.waiters.push(waiter);
       var last = st.lastRenewal;
       if (reason === "error" && last && Date.now() - last.at < STABLE_MS) {
@@ -467,6 +705,11 @@
       return;
     }
     var endpoint = st.el.getAttribute("data-embedkit-session-url") || SESSION_URL;
+    var eu = absolute(endpoint);
+    if (!/^\/(?!\/)/.test(endpoint) || !eu || eu.origin !== location.origin) {
+      giveUp(st, void 0, "data-embedkit-session-url must be a same-origin path");
+      return;
+    }
     request(st, r, "the session endpoint", endpoint, {
       method: "POST",
       credentials: "same-origin",
@@ -552,6 +795,8 @@
     r.waiters.forEach(function(w) {
       w.reject(err);
     });
+    setState(st, "failed");
+    settleFailure(st, frameError("renew-failed", status, "the frame could not be renewed: " + message));
   }
   function ended(st) {
     var r = st.remint;
@@ -565,6 +810,8 @@
     r.waiters.forEach(function(w) {
       w.reject(err);
     });
+    setState(st, "ended");
+    settleFailure(st, frameError("session-ended", 401, "the viewer is signed out"));
   }
   function onOnline() {
     scan().forEach(runSoon);
@@ -576,13 +823,42 @@
       runSoon(st);
     });
   }
+  function validLocale(locale) {
+    if (typeof locale !== "string" || locale.length > LOCALE_MAX_LENGTH) return false;
+    if (PRIVATE_LOCALE.test(locale) || GRANDFATHERED.test(locale)) return true;
+    if (!LOCALE.test(locale)) return false;
+    if (typeof Intl === "undefined" || typeof Intl.getCanonicalLocales !== "function") return true;
+    try {
+      return Intl.getCanonicalLocales(locale).length === 1;
+    } catch (e) {
+      return false;
+    }
+  }
+  function validTimezone(tz) {
+    if (typeof tz !== "string" || tz.length > TIMEZONE_MAX_LENGTH || tz === "Local" || !TIMEZONE.test(tz)) return false;
+    if (typeof Intl === "undefined" || typeof Intl.DateTimeFormat !== "function") return true;
+    try {
+      new Intl.DateTimeFormat("en-US", { timeZone: tz });
+      return true;
+    } catch (e) {
+      return false;
+    }
+  }
+  function validMember(member) {
+    return typeof member === "string" && MEMBER.test(member);
+  }
+  function validPath(path) {
+    return typeof path === "string" && path.length <= 2048 && NAVIGATE_PATHS.some(function(re) {
+      return re.test(path);
+    });
+  }
   function checkLocale(call, locale) {
-    if (typeof locale !== "string" || locale.length > 35 || !LOCALE.test(locale)) {
-      throw argError(call, "locale", 'a language tag such as "de-DE"', locale);
+    if (!validLocale(locale)) {
+      throw argError(call, "locale", 'a language tag such as "de-DE" (BCP 47, at most ' + LOCALE_MAX_LENGTH + " characters)", locale);
     }
   }
   function checkTimezone(call, tz) {
-    if (typeof tz !== "string" || tz.length > 64 || !TIMEZONE.test(tz)) {
+    if (!validTimezone(tz)) {
       throw argError(call, "timeZone", 'an IANA time zone name such as "Europe/Berlin" (not an offset)', tz);
     }
   }
@@ -605,7 +881,7 @@
     return typeof v === "string" || typeof v === "boolean" || typeof v === "number" && isFinite(v);
   }
   function filterParameter(call, member, value) {
-    if (typeof member !== "string" || !MEMBER.test(member)) {
+    if (!validMember(member)) {
       throw argError(call, "member", 'a member name such as "orders.status" (view.member)', member);
     }
     if (!(value === null || scalar(value) || Array.isArray(value) && value.length > 0 && value.every(scalar))) {
@@ -613,51 +889,97 @@
     }
     var json = JSON.stringify({ value });
     try {
-      return "f_" + member + "=" + encodeURIComponent(json);
+      return "f_" + encodeURIComponent(member) + "=" + encodeURIComponent(json);
     } catch (e) {
       throw argError(call, "value", "well-formed text", value);
     }
   }
   function checkPath(call, path) {
-    if (typeof path !== "string" || path.length > 2048 || !PATH.test(path)) {
-      throw argError(call, "path", 'an in-embed path such as "/embed/dashboard/sales" (starting with one "/", no spaces)', path);
+    if (!validPath(path)) {
+      throw argError(call, "path", `an embed path such as "/embed/dashboard/sales" (one of the forms of the platform's embed URLs: no query, fragment, encoded slash or dot segment)`, path);
     }
   }
   function checkNoArgs(call, args) {
     if (args.length) throw new TypeError("embedkit: " + call + " takes no arguments");
   }
+  function valueCopy(v) {
+    return Array.isArray(v) ? v.slice() : v;
+  }
   var ACTIONS = {
     setLocale: function(call, locale) {
       checkLocale(call, locale);
-      return ["locale", "cube:action:set-locale", { locale }];
+      return { key: "locale", type: "cube:action:set-locale", payload: { locale }, value: locale };
     },
     setTimezone: function(call, tz) {
       checkTimezone(call, tz);
-      return ["timezone", "cube:action:set-timezone", { timezone: tz }];
+      return { key: "timezone", type: "cube:action:set-timezone", payload: { timezone: tz }, value: tz };
     },
     setTheme: function(call, theme) {
-      return ["theme", "cube:action:set-theme", themeCopy(call, theme)];
+      var copy = themeCopy(call, theme);
+      return { key: "theme", type: "cube:action:set-theme", payload: copy, value: themeCopy(call, copy) };
     },
     setColorScheme: function(call, scheme) {
       checkScheme(call, scheme);
-      return ["scheme", "cube:action:set-color-scheme", { scheme }];
+      return { key: "scheme", type: "cube:action:set-color-scheme", payload: { scheme }, value: scheme };
     },
     setFilter: function(call, member, value) {
       if (arguments.length < 3) throw argError(call, "value", "given (null clears the filter)", void 0);
-      return ["filter:" + member, "cube:action:set-filter", { filterUrlParameter: filterParameter(call, member, value) }];
+      return {
+        key: "filter:" + member,
+        type: "cube:action:set-filter",
+        payload: { filterUrlParameter: filterParameter(call, member, value) },
+        value: valueCopy(value)
+      };
     },
     navigate: function(call, path) {
       checkPath(call, path);
-      return [null, "cube:action:navigate", { path }];
+      return { key: null, type: "cube:action:navigate", payload: { path }, kind: "navigate", path };
     },
     refresh: function(call) {
       checkNoArgs(call, Array.prototype.slice.call(arguments, 1));
-      return [null, "cube:action:refresh", {}];
+      return { key: null, type: "cube:action:refresh", payload: {}, kind: "refresh" };
     }
   };
+  function hostFilters(settings) {
+    var out = /* @__PURE__ */ Object.create(null);
+    settings.order.forEach(function(key) {
+      var v = settings.values[key];
+      if (key.indexOf("filter:") === 0 && v.value !== null) out[key.slice(7)] = v.value;
+    });
+    return frozen(out);
+  }
+  var SETTING_NAMES = { locale: "locale", timezone: "timezone", theme: "theme", scheme: "colorScheme" };
+  function hostSettings(settings) {
+    var out = /* @__PURE__ */ Object.create(null);
+    settings.order.forEach(function(key) {
+      if (hasOwn.call(SETTING_NAMES, key)) out[SETTING_NAMES[key]] = settings.values[key].value;
+    });
+    return frozen(out);
+  }
   function Frame(st) {
     Object.defineProperty(this, "element", { value: st.el, enumerable: true });
   }
+  Object.defineProperties(Frame.prototype, {
+    // state: loading, ready, renewing, ended or failed.
+    state: { get: function() {
+      return stateOf(this).state;
+    }, enumerable: true },
+    // ready: a promise of the current ready event; a new one once the frame
+    // reloads; rejected when the frame ends or fails.
+    ready: { get: function() {
+      return stateOf(this).readyD.promise;
+    }, enumerable: true },
+    // view: the last view payload, or null.
+    view: { get: function() {
+      return stateOf(this).view;
+    }, enumerable: true }
+  });
+  Frame.prototype.filters = function() {
+    return hostFilters(stateOf(this).settings);
+  };
+  Frame.prototype.settings = function() {
+    return hostSettings(stateOf(this).settings);
+  };
   function stateOf(handle) {
     var st = handles.get(handle);
     if (!st) throw new TypeError("embedkit: not a frame handle; use embedkit.frame(element)");
@@ -673,8 +995,20 @@
     checkListener("on(name, listener)", name, fn);
     var st = stateOf(this);
     var list = st.listeners[name] || (st.listeners[name] = []);
-    if (list.indexOf(fn) < 0) list.push(fn);
+    var added = list.indexOf(fn) < 0;
+    if (added) list.push(fn);
     var self = this;
+    if (added && name === "ready" && st.state === "ready" && st.readyEv) {
+      var ev = st.readyEv;
+      Promise.resolve().then(function() {
+        if (st.readyEv !== ev || (st.listeners.ready || []).indexOf(fn) < 0) return;
+        try {
+          fn.call(self, ev);
+        } catch (err) {
+          report(err);
+        }
+      });
+    }
     return function() {
       self.off(name, fn);
     };
@@ -689,8 +1023,7 @@
     Frame.prototype[method] = function() {
       var st = stateOf(this);
       var args = [method + "()"].concat(Array.prototype.slice.call(arguments));
-      var a = ACTIONS[method].apply(null, args);
-      apply(st, a[0], a[1], a[2]);
+      return act(st, ACTIONS[method].apply(null, args));
     };
   });
   Frame.prototype.reload = function() {
@@ -699,13 +1032,40 @@
       start(st, "reload", { resolve, reject });
     });
   };
-  var METHODS = ["on", "off", "reload"].concat(Object.keys(ACTIONS));
+  var METHODS = ["on", "off", "reload", "filters", "settings"].concat(Object.keys(ACTIONS));
   var ELEMENT_ATTRS = {
     "fit": "data-embedkit-fit",
     "min-height": "data-embedkit-min-height",
     "max-height": "data-embedkit-max-height",
-    "renew-after": "data-embedkit-renew-after"
+    "renew-after": "data-embedkit-renew-after",
+    "ready-timeout": "data-embedkit-ready-timeout",
+    "debug": "data-embedkit-debug"
   };
+  var PASSED_ATTRS = [
+    "loading",
+    "allow",
+    "name",
+    "width",
+    "height",
+    "class",
+    "style",
+    "fetchpriority",
+    "aria-label",
+    "aria-describedby",
+    "sandbox"
+  ];
+  function frameSrc(src) {
+    var bad = function() {
+      report(argError("<embedkit-frame src>", "src", "a same-origin path under the kit's frame endpoint " + describe(FRAME_PREFIX), src));
+      return null;
+    };
+    if (!/^\/(?!\/)[^\u0000-\u0020\u007f\\#]*$/.test(src)) return bad();
+    var u = absolute(src);
+    if (!u || u.origin !== location.origin || u.pathname.indexOf(FRAME_PREFIX) !== 0 || u.hash) return bad();
+    var rest = u.pathname.slice(FRAME_PREFIX.length);
+    if (!rest || /%2f|%5c/i.test(rest) || /(^|\/)\.\.?(\/|$)/.test(src.split("?")[0].slice(FRAME_PREFIX.length))) return bad();
+    return src;
+  }
   function framePath(target) {
     if (!target) return null;
     if (!TARGET.test(target) || target.split("/").some(function(s) {
@@ -730,10 +1090,15 @@
     setAttr(el, "title", host.getAttribute("title") || "Analytics");
     setAttr(el, "referrerpolicy", "no-referrer");
     setAttr(el, "allow", "fullscreen");
+    PASSED_ATTRS.forEach(function(a) {
+      var v = host.getAttribute(a);
+      if (v !== null || a !== "allow") setAttr(el, a, v);
+    });
     Object.keys(ELEMENT_ATTRS).forEach(function(a) {
       setAttr(el, ELEMENT_ATTRS[a], host.getAttribute(a));
     });
-    setAttr(el, "src", host.getAttribute("src") || framePath(target));
+    var src = host.getAttribute("src");
+    setAttr(el, "src", src !== null ? frameSrc(src) : framePath(target));
   }
   function build(host) {
     var el = hosts.get(host);
@@ -751,7 +1116,7 @@
     }
     class EmbedkitFrameElement extends HTMLElement {
       static get observedAttributes() {
-        return ["target", "src", "title"].concat(Object.keys(ELEMENT_ATTRS));
+        return ["target", "src", "title"].concat(Object.keys(ELEMENT_ATTRS), PASSED_ATTRS);
       }
       connectedCallback() {
         if (typeof getComputedStyle === "function" && getComputedStyle(this).display === "inline") {
@@ -768,6 +1133,15 @@
       }
       get frame() {
         return build(this).handle;
+      }
+      get state() {
+        return build(this).handle.state;
+      }
+      get ready() {
+        return build(this).handle.ready;
+      }
+      get view() {
+        return build(this).handle.view;
       }
     }
     METHODS.forEach(function(method) {
@@ -943,6 +1317,10 @@
     }
     throw argError("frame(element)", "element", "an <iframe data-embedkit>, an <embedkit-frame> or a CSS selector of one", elementOrSelector);
   }
+  function debug(on) {
+    if (typeof on !== "boolean") throw argError("debug(on)", "on", "true or false", on);
+    debugAll = on;
+  }
   function frames() {
     ensure("frames()");
     return scan().map(function(st) {
@@ -954,10 +1332,12 @@
       var call = "embedkit." + method + "()";
       ensure(call);
       var a = ACTIONS[method].apply(null, [call].concat(Array.prototype.slice.call(arguments)));
-      if (a[0]) remember(page, a[0], a[1], a[2]);
-      scan().forEach(function(st) {
-        apply(st, a[0], a[1], a[2]);
-      });
+      if (a.key) remember(page, a.key, a.type, a.payload, a.value);
+      var all = Promise.all(scan().map(function(st) {
+        return act(st, a);
+      })).then(noop);
+      all.catch(noop);
+      return all;
     };
   }
   var setLocale = pageWide("setLocale");

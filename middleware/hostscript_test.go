@@ -143,12 +143,16 @@ func checkVocabulary(t *testing.T, src string) {
 	if regexp.MustCompile(`postMessage\([^;]*["']\*["']`).MatchString(src) {
 		t.Error("the script posts to any origin")
 	}
-	if n := strings.Count(src, "console."); n != 2 || !regexp.MustCompile(`typeof console\.warn === "function"\) console\.warn\("embedkit: " \+ message\)`).MatchString(src) {
-		t.Errorf("the script writes to the console %d times; only warn(message) may, so nothing that could carry a session is logged", n)
+	if n := len(regexp.MustCompile(`\bconsole(?:\[|\.|\s*!==)`).FindAllString(src, -1)); n != 3 || !regexp.MustCompile(`typeof console\[level\] === "function"\) console\[level\]\("embedkit: " \+ message\)`).MatchString(src) {
+		t.Errorf("the script names the console %d times; only log(level, message) may write to it, so nothing that could carry a session is logged", n)
 	}
-	for _, m := range regexp.MustCompile(`(?s)\bwarn\((.*?)\);\n`).FindAllStringSubmatch(src, -1) {
-		if regexp.MustCompile(`(?i)src|url|href|location|sessionId`).MatchString(m[1]) {
-			t.Errorf("warn(%s) may write a URL, which can carry a session id", m[1])
+	calls := regexp.MustCompile(`(?s)\blog\((.*?)\);\n`).FindAllStringSubmatch(src, -1)
+	if len(calls) < 3 {
+		t.Errorf("found %d log() calls; the check below sees too little", len(calls))
+	}
+	for _, m := range calls {
+		if regexp.MustCompile(`(?i)src|url|href|location|sessionId|payload|\.data\b`).MatchString(m[1]) {
+			t.Errorf("log(%s) may write a URL or a payload, which can carry a session id", m[1])
 		}
 	}
 	for _, m := range p.Actions {
@@ -221,7 +225,7 @@ func TestHostScriptTypesDeclareProtocol(t *testing.T) {
 		}
 	}
 	kit := dtsFields(dtsBlock(t, src, "KitEvents"))
-	for _, name := range []string{"session-renewed", "session-ended", "renew-failed", "version-mismatch"} {
+	for _, name := range []string{"session-renewed", "session-ended", "renew-failed", "load-failed", "version-mismatch"} {
 		if _, ok := kit[name]; !ok {
 			t.Errorf("KitEvents lacks %q", name)
 		}
@@ -229,8 +233,8 @@ func TestHostScriptTypesDeclareProtocol(t *testing.T) {
 			t.Errorf("DomEvents lacks embedkit:%s", name)
 		}
 	}
-	if len(kit) != 4 {
-		t.Errorf("KitEvents declares %v, want the four kit events", kit)
+	if len(kit) != 5 {
+		t.Errorf("KitEvents declares %v, want the five kit events", kit)
 	}
 	actions := dtsBlock(t, src, "Actions") + dtsBlock(t, src, "FrameMethods")
 	for _, a := range p.Actions {

@@ -73,9 +73,9 @@ if [[ "$before" != "$after" ]]; then
 fi
 
 step "host page generate (the served script and its types must be current)"
-# middleware/hostscript.js, hostscript.d.ts and hostpage/src/version.js
+# middleware/hostscript.js, hostscript.d.ts, hostpage/src/version.js and rules.js
 # are generated from hostpage/ by internal/hostbuild (esbuild's Go API).
-host_generated=(middleware/hostscript.js middleware/hostscript.d.ts hostpage/src/version.js)
+host_generated=(middleware/hostscript.js middleware/hostscript.d.ts hostpage/src/version.js hostpage/src/rules.js)
 before="$(sha256sum "${host_generated[@]}")"
 go generate ./middleware
 after="$(sha256sum "${host_generated[@]}")"

@@ -34,6 +34,7 @@
 // data-embedkit-max-height clamp it. The platform sends no content height.
 
 import { version } from "./version.js";
+import { LOCALE_MAX_LENGTH, TIMEZONE_MAX_LENGTH, MEMBER_RULE, NAVIGATE_PATH_RULES } from "./rules.js";
 
 export { version };
 
@@ -59,7 +60,7 @@ var EVENTS = {
   "cube:event:ai-query": "ai-query",
   "cube:event:error": "error"
 };
-var KIT_EVENTS = ["session-renewed", "session-ended", "renew-failed", "version-mismatch"];
+var KIT_EVENTS = ["session-renewed", "session-ended", "renew-failed", "load-failed", "version-mismatch"];
 var NAMES = Object.create(null);
 Object.keys(EVENTS).forEach(function (type) { NAMES[EVENTS[type]] = true; });
 KIT_EVENTS.forEach(function (name) { NAMES[name] = true; });
@@ -67,9 +68,13 @@ NAMES["*"] = true;
 
 // One hour of margin before the embedded page stops trusting its token.
 var RENEW_AFTER_MS = 22 * 60 * 60 * 1000;
-var MIN_RENEW_AFTER_MS = 1000;
+// data-embedkit-renew-after's floor.
+var MIN_RENEW_AFTER_MS = 5 * 60 * 1000;
 var REQUEST_TIMEOUT_MS = 10000;
 var READY_TIMEOUT_MS = 30000;
+// A frame's first load has as long to report ready as a renewal has;
+// data-embedkit-ready-timeout overrides, from this floor.
+var MIN_READY_TIMEOUT_MS = 5000;
 var BACKOFF_FIRST_MS = 1000;
 var BACKOFF_MAX_MS = 60000;
 // No renewal attempt follows another sooner than this, whatever asks.
@@ -81,10 +86,17 @@ var MAX_FAILURES = 5;
 var STABLE_MS = 30000;
 var DEFAULT_MIN_HEIGHT = 320;
 
-var MEMBER = /^[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*$/;
-var LOCALE = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$/;
-var TIMEZONE = /^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/;
-var PATH = /^\/(?!\/)[^\u0000-\u0020\u007f\\]*$/;
+// The argument rules: rules.js is generated from the Go rules and the
+// protocol's URL forms (internal/hostbuild), and a table test runs the
+// Go and the script's checks on the same cases.
+var MEMBER = new RegExp(MEMBER_RULE);
+var LOCALE = /^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$/;
+var PRIVATE_LOCALE = /^[xX](?:-[A-Za-z0-9]{1,8})+$/;
+// BCP 47's grandfathered tags: well-formed, though not Unicode locale ids.
+var GRANDFATHERED = /^(?:en-GB-oed|i-(?:ami|bnn|default|enochian|hak|klingon|lux|mingo|navajo|pwn|tao|tay|tsu)|sgn-(?:BE-FR|BE-NL|CH-DE)|art-lojban|cel-gaulish|no-bok|no-nyn|zh-(?:guoyu|hakka|min|min-nan|xiang))$/i;
+// Zone names are case-sensitive, and every segment starts upper-case.
+var TIMEZONE = /^[A-Z][A-Za-z0-9_+-]*(?:\/[A-Z][A-Za-z0-9_+-]*)*$/;
+var NAVIGATE_PATHS = NAVIGATE_PATH_RULES.map(function (r) { return new RegExp(r); });
 var TARGET = /^[A-Za-z0-9_~-][A-Za-z0-9._~-]*(?:\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*$/;
 
 var hasOwn = Object.prototype.hasOwnProperty;
@@ -93,6 +105,8 @@ var handles = new WeakMap(); // handle -> state
 var hosts = new WeakMap(); // <embedkit-frame> -> its iframe
 var managed = []; // states of the frames the last scan found
 var page = newSettings(); // page-wide settings, for frames found later
+var debugAll = false; // debug(true): log every message accepted or dropped
+function noop() {}
 
 // ---- helpers --------------------------------------------------------------
 
@@ -139,10 +153,83 @@ function newSettings() {
 }
 
 // remember records a setting under key (the latest per key wins, in the
-// order first set) so it can be sent again after the frame reloads.
-function remember(settings, key, type, payload) {
+// order first set) so it can be sent again after the frame reloads;
+// value is what the host passed, for filters() and settings().
+function remember(settings, key, type, payload, value) {
   if (!(key in settings.values)) settings.order.push(key);
-  settings.values[key] = { type: type, payload: payload };
+  settings.values[key] = { type: type, payload: payload, value: value };
+}
+
+// deferred is a promise with its settlers. Its rejection is marked
+// handled: a host that ignores an action's promise is not told of an
+// unhandled rejection when the frame fails.
+function deferred() {
+  var d = { settled: false };
+  d.promise = new Promise(function (resolve, reject) {
+    d.resolve = function (v) { d.settled = true; resolve(v); };
+    d.reject = function (e) { d.settled = true; reject(e); };
+  });
+  d.promise.catch(noop);
+  return d;
+}
+
+// frozen returns a deep copy of v with null-prototype objects, frozen:
+// what listeners get, so no listener can change what the kit decides on
+// or what another listener sees. Payload text is the embed's, untrusted.
+function frozen(v, depth) {
+  depth = depth || 0;
+  if (v === null || typeof v !== "object") return typeof v === "function" ? undefined : v;
+  if (depth > 32) return null;
+  var out;
+  if (Array.isArray(v)) {
+    out = v.map(function (x) { return frozen(x, depth + 1); });
+  } else {
+    out = Object.create(null);
+    Object.keys(v).forEach(function (k) { out[k] = frozen(v[k], depth + 1); });
+  }
+  return Object.freeze(out);
+}
+
+// ---- frame state -----------------------------------------------------------
+
+var STATES = { loading: true, ready: true, renewing: true, ended: true, failed: true };
+
+// setState records a frame's state on the handle and the iframe
+// (data-embedkit-state; aria-busy while it loads).
+function setState(st, state) {
+  if (!STATES[state]) throw new Error("embedkit: internal: state " + state);
+  st.state = state;
+  setAttr(st.el, "data-embedkit-state", state);
+  setAttr(st.el, "aria-busy", state === "loading" || state === "renewing" ? "true" : null);
+}
+
+// freshReady gives the frame a new pending ready promise unless the
+// current one is still pending.
+function freshReady(st) {
+  if (!st.readyD || st.readyD.settled) st.readyD = deferred();
+}
+
+function frameError(reason, status, message) {
+  var err = new Error("embedkit: " + message);
+  err.name = "EmbedkitFrameError";
+  err.reason = reason;
+  if (status !== undefined) err.status = status;
+  return err;
+}
+
+// settleFailure rejects what waits on a frame that ended or failed.
+function settleFailure(st, err) {
+  freshReady(st);
+  st.readyD.reject(err);
+  var queue = st.queue.splice(0);
+  var waits = st.waits.splice(0);
+  queue.forEach(function (q) { q.d.reject(err); });
+  waits.forEach(function (w) { w.d.reject(err); });
+  st.failure = err;
+}
+
+function label(st) {
+  return describe(st.el.getAttribute("data-embedkit-target") || st.el.getAttribute("id") || "unnamed");
 }
 
 function manage(el) {
@@ -158,15 +245,26 @@ function manage(el) {
     remint: null,
     lastAttemptAt: -Infinity,
     lastRenewal: null,
-    ended: false
+    ended: false,
+    state: "loading",
+    readyD: null,
+    readyEv: null,
+    view: null,
+    queue: [], // actions sent before ready: {key, type, payload, kind, arg, d}
+    waits: [], // posted navigate and refresh actions waiting for their event
+    failure: null,
+    firstTimer: 0
   };
   page.order.forEach(function (key) {
     var v = page.values[key];
-    remember(st.settings, key, v.type, v.payload);
+    remember(st.settings, key, v.type, v.payload, v.value);
   });
   st.handle = new Frame(st);
   states.set(el, st);
   handles.set(st.handle, st);
+  freshReady(st);
+  setState(st, "loading");
+  armFirstLoad(st);
   size(el);
   return st;
 }
@@ -198,7 +296,7 @@ function stateOfWindow(win) {
 
 function post(st, type, payload) {
   var win = st.el.contentWindow;
-  if (!win) return;
+  if (!win) return false;
   // Actions carry no surface; the target origin is the platform's, so a
   // frame that navigated elsewhere never receives them.
   win.postMessage({
@@ -208,11 +306,65 @@ function post(st, type, payload) {
     payload: payload,
     timestamp: Date.now()
   }, ORIGIN);
+  return true;
 }
 
-function apply(st, key, type, payload) {
-  if (key) remember(st.settings, key, type, payload);
-  post(st, type, payload);
+// act takes an action for st's frame and returns its promise: sent now
+// when the frame is ready, else queued until it is; a setting is also
+// remembered, to be sent again after a reload.
+function act(st, a) {
+  if (a.key) remember(st.settings, a.key, a.type, a.payload, a.value);
+  var d = deferred();
+  if (st.state === "ended" || st.state === "failed") {
+    d.reject(st.failure || frameError(st.state, undefined, "the frame has " + st.state));
+  } else if (st.state === "ready") {
+    deliver(st, a, d);
+  } else {
+    st.queue.push({ a: a, d: d });
+  }
+  return d.promise;
+}
+
+// deliver posts an action to a ready frame. The protocol has no
+// acknowledgement: a setting's promise resolves once it is posted;
+// navigate waits for the matching view or navigate event, refresh for the
+// next dashboard-loaded.
+function deliver(st, a, d) {
+  if (!post(st, a.type, a.payload)) {
+    d.reject(frameError("unavailable", undefined, "the frame has no window to post to"));
+    return;
+  }
+  if (a.kind === "navigate" || a.kind === "refresh") {
+    st.waits.push({ kind: a.kind, path: a.path, d: d });
+  } else {
+    d.resolve();
+  }
+}
+
+// flush delivers the actions queued before ready. A setting was sent by
+// replay already (its latest value): its promise resolves.
+function flush(st) {
+  st.queue.splice(0).forEach(function (q) {
+    if (q.a.key) q.d.resolve();
+    else deliver(st, q.a, q.d);
+  });
+}
+
+// settleWaits resolves the navigate and refresh promises an event answers.
+function settleWaits(st, name, payload, ev) {
+  if (!st.waits.length) return;
+  st.waits = st.waits.filter(function (w) {
+    var done = (w.kind === "refresh" && name === "dashboard-loaded") ||
+      (w.kind === "navigate" && (name === "view" || name === "navigate") && typeof payload.path === "string" &&
+        samePath(payload.path, w.path));
+    if (done) w.d.resolve(ev);
+    return !done;
+  });
+}
+
+function samePath(got, want) {
+  var i = got.search(/[?#]/);
+  return (i < 0 ? got : got.slice(0, i)) === want;
 }
 
 // replay sends the settings made through the kit again: a frame that just
@@ -227,7 +379,7 @@ function replay(st) {
 // ---- events ---------------------------------------------------------------
 
 function emit(st, name, type, payload, surface, timestamp) {
-  var ev = { name: name, type: type, payload: payload, surface: surface, timestamp: timestamp };
+  var ev = Object.freeze({ name: name, type: type, payload: frozen(payload), surface: surface, timestamp: timestamp });
   [name, "*"].forEach(function (key) {
     var list = st.listeners[key];
     if (!list) return;
@@ -245,32 +397,59 @@ function emit(st, name, type, payload, surface, timestamp) {
   return ev;
 }
 
+// trace logs a message's fate in debug mode (debug(true), or
+// data-embedkit-debug on the frame): its type and origin, never its
+// payload.
+function trace(st, accepted, reason, event, msg) {
+  if (!debugAll && !(st && st.el.hasAttribute("data-embedkit-debug"))) return;
+  var type = msg && typeof msg === "object" && typeof msg.type === "string" ? describe(msg.type) : "without a type";
+  var where = st ? "frame " + label(st) : "no managed frame";
+  log("debug", (accepted ? "message accepted: " : "message dropped (" + reason + "): ") + type +
+    " from " + describe(String(event.origin)) + ", " + where);
+}
+
 function emitKit(st, name, payload) {
   return emit(st, name, "embedkit:" + name, payload, st.surface, Date.now());
 }
 
 function onMessage(event) {
-  if (event.origin !== ORIGIN) return;
   var msg = event.data;
-  if (!msg || typeof msg !== "object" || msg.source !== SOURCE) return;
-  if (msg.direction !== undefined && msg.direction !== "event") return;
-  if (typeof msg.type !== "string" || !hasOwn.call(EVENTS, msg.type)) return;
-  var st = stateOfWindow(event.source);
-  if (!st) return;
-  var payload = msg.payload && typeof msg.payload === "object" ? msg.payload : {};
+  // In debug mode the frame is looked up first, to name it in the log.
+  var st = debugAll || managed.some(function (m) { return m.el.hasAttribute("data-embedkit-debug"); })
+    ? stateOfWindow(event.source) : undefined;
+  var drop = function (reason) { trace(st, false, reason, event, msg); };
+  if (event.origin !== ORIGIN) return drop("wrong origin");
+  if (!msg || typeof msg !== "object" || msg.source !== SOURCE) return drop("wrong source");
+  if (msg.direction !== undefined && msg.direction !== "event") return drop("wrong direction");
+  if (typeof msg.type !== "string" || !hasOwn.call(EVENTS, msg.type)) return drop("unknown type");
+  if (st === undefined) st = stateOfWindow(event.source);
+  if (!st) return drop("unmanaged frame");
+  trace(st, true, "", event, msg);
+  // The kit decides on its own copy, read before any listener runs.
+  var payload = frozen(msg.payload && typeof msg.payload === "object" && !Array.isArray(msg.payload) ? msg.payload : {});
   if (typeof msg.surface === "string") st.surface = msg.surface;
   var name = EVENTS[msg.type];
+  var fatal = name === "error" && payload.fatal === true;
   var ev = emit(st, name, msg.type, payload, typeof msg.surface === "string" ? msg.surface : null,
     typeof msg.timestamp === "number" ? msg.timestamp : Date.now());
+  if (name === "view") st.view = ev.payload;
   if (name === "ready") {
     onReady(st, ev);
-  } else if (name === "error" && payload.fatal === true) {
+  } else if (fatal) {
     onFatal(st, payload);
   }
+  settleWaits(st, name, payload, ev);
 }
 
 function onReady(st, ev) {
   st.ended = false;
+  clearTimeout(st.firstTimer);
+  st.firstTimer = 0;
+  st.failure = null;
+  st.readyEv = ev;
+  setState(st, "ready");
+  freshReady(st);
+  st.readyD.resolve(ev);
   var r = st.remint;
   if (r) {
     // Ready while loading is the renewal's success; ready at any other
@@ -284,6 +463,7 @@ function onReady(st, ev) {
   }
   armRenewal(st);
   replay(st);
+  flush(st);
   notifyVersion(st);
 }
 
@@ -304,11 +484,12 @@ function onFatal(st, payload) {
 
 // ---- versions -------------------------------------------------------------
 
-// warn writes to the console; the only place the script does. Messages
-// name versions, frames by their target and reasons, never a URL, which
-// could carry a session id.
-function warn(message) {
-  if (typeof console !== "undefined" && typeof console.warn === "function") console.warn("embedkit: " + message);
+// log writes to the console (level warn or debug); the only place the
+// script does. Messages name versions, frames by their target, message
+// types, origins and reasons, never a URL or a payload, which could carry
+// a session id.
+function log(level, message) {
+  if (typeof console !== "undefined" && typeof console[level] === "function") console[level]("embedkit: " + message);
 }
 
 var mismatch = null; // {packageVersion, kitVersion} once the kit's differs
@@ -321,7 +502,7 @@ function checkKitVersion(kitVersion, st) {
   if (typeof kitVersion !== "string" || kitVersion === "" || kitVersion === version) return;
   if (!mismatch || mismatch.kitVersion !== kitVersion) {
     mismatch = { packageVersion: version, kitVersion: kitVersion.slice(0, 64) };
-    warn("this page uses @embedkit/host " + version + " but the kit serves host script " + mismatch.kitVersion +
+    log("warn", "this page uses @embedkit/host " + version + " but the kit serves host script " + mismatch.kitVersion +
       "; install the package from the kit's own version");
   }
   (st ? [st] : managed).forEach(notifyVersion);
@@ -333,10 +514,99 @@ function notifyVersion(st) {
   emitKit(st, "version-mismatch", { packageVersion: mismatch.packageVersion, kitVersion: mismatch.kitVersion });
 }
 
+// ---- the first load ----------------------------------------------------------
+
+function readyTimeout(el) {
+  var v = parseInt(el.getAttribute("data-embedkit-ready-timeout"), 10);
+  return isNaN(v) ? READY_TIMEOUT_MS : Math.max(MIN_READY_TIMEOUT_MS, v);
+}
+
+// armFirstLoad gives a frame's first load its ready timeout.
+function armFirstLoad(st) {
+  if (!st.el.getAttribute("src")) return;
+  st.firstTimer = setTimeout(function () {
+    st.firstTimer = 0;
+    firstLoadTimeout(st);
+  }, readyTimeout(st.el));
+}
+
+// firstLoadTimeout finds out why a frame never reported ready, with the
+// HEAD probe of its frame endpoint (which mints nothing): 401 signed-out,
+// 403 refused-origin, 5xx or no answer unavailable, another 4xx rejected,
+// 2xx never-ready (the endpoint is fine, so the embed was blocked: a
+// Content-Security-Policy or X-Frame-Options, for example).
+function firstLoadTimeout(st) {
+  if (st.state !== "loading" || st.remint) return;
+  var waited = "the embed did not report ready within " + readyTimeout(st.el) / 1000 + " s";
+  var src = st.el.getAttribute("src");
+  var url = src ? absolute(src) : null;
+  if (!url || url.origin !== location.origin) {
+    loadFailed(st, "never-ready", undefined, waited);
+    return;
+  }
+  var live = function () { return st.state === "loading" && !st.remint; };
+  var ctl = typeof AbortController === "function" ? new AbortController() : null;
+  var timer = setTimeout(function () {
+    if (ctl) ctl.abort();
+    if (live()) loadFailed(st, "unavailable", undefined, waited + ", and the frame endpoint did not answer");
+  }, REQUEST_TIMEOUT_MS);
+  var init = { method: "HEAD", credentials: "same-origin", redirect: "manual", cache: "no-store" };
+  if (ctl) init.signal = ctl.signal;
+  var answered;
+  try {
+    answered = fetch(url.href, init);
+  } catch (err) {
+    answered = Promise.reject(err);
+  }
+  answered.then(function (res) {
+    clearTimeout(timer);
+    if (!live()) return;
+    checkKitVersion(header(res, "Embedkit-Version"), st);
+    var status = res.status;
+    var said = waited + "; the frame endpoint answered " + (res.type === "opaqueredirect" ? "a redirect" : status);
+    if (res.type === "opaqueredirect" || status === 401) {
+      loadFailed(st, "signed-out", 401, said);
+    } else if (status === 403) {
+      loadFailed(st, "refused-origin", 403, said);
+    } else if (status >= 500 || status === 408 || status === 429) {
+      loadFailed(st, "unavailable", status, said);
+    } else if (status >= 400) {
+      loadFailed(st, "rejected", status, said);
+    } else {
+      loadFailed(st, "never-ready", undefined, said + ", so the embed itself was blocked or failed " +
+        "(a Content-Security-Policy or X-Frame-Options, for example)");
+    }
+  }, function () {
+    clearTimeout(timer);
+    if (live()) loadFailed(st, "unavailable", undefined, waited + ", and the frame endpoint could not be reached");
+  });
+}
+
+// loadFailed ends a first load that never became ready: state failed
+// (ended when signed out), the kit event load-failed {reason, status?,
+// message}, a console warning, and what waits on the frame rejected.
+function loadFailed(st, reason, status, message) {
+  var p = { reason: reason };
+  if (status !== undefined) p.status = status;
+  p.message = message;
+  if (reason === "signed-out") {
+    st.ended = true;
+    setState(st, "ended");
+  } else {
+    setState(st, "failed");
+  }
+  log("warn", "frame " + label(st) + " did not load (" + reason + "): " + message);
+  emitKit(st, "load-failed", p);
+  if (reason === "signed-out") emitKit(st, "session-ended", { status: 401 });
+  settleFailure(st, frameError(reason, status, message));
+}
+
 // ---- session renewal ------------------------------------------------------
 
 function renewAfter(el) {
   var v = parseInt(el.getAttribute("data-embedkit-renew-after"), 10);
+  // A floor of minutes: "22", meant as hours, must not re-mint every
+  // second for ever.
   return isNaN(v) ? RENEW_AFTER_MS : Math.max(MIN_RENEW_AFTER_MS, v);
 }
 
@@ -388,6 +658,11 @@ function start(st, reason, waiter) {
       reason: reason, phase: "wait", attempt: 0, failures: 0, hard: 0,
       due: 0, timer: 0, readyTimer: 0, cancel: null, waiters: []
     };
+    clearTimeout(st.firstTimer);
+    st.firstTimer = 0;
+    st.failure = null;
+    setState(st, "renewing");
+    freshReady(st);
     if (waiter) r.waiters.push(waiter);
     var last = st.lastRenewal;
     if (reason === "error" && last && Date.now() - last.at < STABLE_MS) {
@@ -537,6 +812,11 @@ function viaSessionEndpoint(st, r) {
     return;
   }
   var endpoint = st.el.getAttribute("data-embedkit-session-url") || SESSION_URL;
+  var eu = absolute(endpoint);
+  if (!/^\/(?!\/)/.test(endpoint) || !eu || eu.origin !== location.origin) {
+    giveUp(st, undefined, "data-embedkit-session-url must be a same-origin path");
+    return;
+  }
   request(st, r, "the session endpoint", endpoint, {
     method: "POST", credentials: "same-origin", redirect: "manual", cache: "no-store",
     headers: { "Content-Type": "application/json", "Accept": "application/json" },
@@ -619,6 +899,8 @@ function giveUp(st, status, message) {
   err.reason = "renew-failed";
   if (status !== undefined) err.status = status;
   r.waiters.forEach(function (w) { w.reject(err); });
+  setState(st, "failed");
+  settleFailure(st, frameError("renew-failed", status, "the frame could not be renewed: " + message));
 }
 
 function ended(st) {
@@ -631,6 +913,8 @@ function ended(st) {
   err.reason = "session-ended";
   err.status = 401;
   r.waiters.forEach(function (w) { w.reject(err); });
+  setState(st, "ended");
+  settleFailure(st, frameError("session-ended", 401, "the viewer is signed out"));
 }
 
 function onOnline() {
@@ -647,14 +931,52 @@ function onVisible() {
 
 // ---- actions --------------------------------------------------------------
 
+// validLocale is the Go rule (embedkit): a well-formed BCP-47 tag of at
+// most LOCALE_MAX_LENGTH characters; the browser's Intl is the parser.
+function validLocale(locale) {
+  if (typeof locale !== "string" || locale.length > LOCALE_MAX_LENGTH) return false;
+  // A private-use tag alone is well-formed BCP 47, which Intl (Unicode
+  // locale ids) does not parse.
+  if (PRIVATE_LOCALE.test(locale) || GRANDFATHERED.test(locale)) return true;
+  if (!LOCALE.test(locale)) return false;
+  if (typeof Intl === "undefined" || typeof Intl.getCanonicalLocales !== "function") return true;
+  try {
+    return Intl.getCanonicalLocales(locale).length === 1;
+  } catch (e) {
+    return false;
+  }
+}
+
+// validTimezone is the Go rule (middleware.ValidTimeZone): an IANA name
+// the time zone database knows, never a bare offset.
+function validTimezone(tz) {
+  if (typeof tz !== "string" || tz.length > TIMEZONE_MAX_LENGTH || tz === "Local" || !TIMEZONE.test(tz)) return false;
+  if (typeof Intl === "undefined" || typeof Intl.DateTimeFormat !== "function") return true;
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: tz });
+    return true;
+  } catch (e) {
+    return false;
+  }
+}
+
+function validMember(member) {
+  return typeof member === "string" && MEMBER.test(member);
+}
+
+function validPath(path) {
+  return typeof path === "string" && path.length <= 2048 &&
+    NAVIGATE_PATHS.some(function (re) { return re.test(path); });
+}
+
 function checkLocale(call, locale) {
-  if (typeof locale !== "string" || locale.length > 35 || !LOCALE.test(locale)) {
-    throw argError(call, "locale", 'a language tag such as "de-DE"', locale);
+  if (!validLocale(locale)) {
+    throw argError(call, "locale", 'a language tag such as "de-DE" (BCP 47, at most ' + LOCALE_MAX_LENGTH + " characters)", locale);
   }
 }
 
 function checkTimezone(call, tz) {
-  if (typeof tz !== "string" || tz.length > 64 || !TIMEZONE.test(tz)) {
+  if (!validTimezone(tz)) {
     throw argError(call, "timeZone", 'an IANA time zone name such as "Europe/Berlin" (not an offset)', tz);
   }
 }
@@ -686,7 +1008,7 @@ function scalar(v) {
 // filterParameter is the documented f_ URL parameter: the member, then
 // the percent-encoded JSON {"value": value}.
 function filterParameter(call, member, value) {
-  if (typeof member !== "string" || !MEMBER.test(member)) {
+  if (!validMember(member)) {
     throw argError(call, "member", 'a member name such as "orders.status" (view.member)', member);
   }
   if (!(value === null || scalar(value) || (Array.isArray(value) && value.length > 0 && value.every(scalar)))) {
@@ -694,15 +1016,16 @@ function filterParameter(call, member, value) {
   }
   var json = JSON.stringify({ value: value });
   try {
-    return "f_" + member + "=" + encodeURIComponent(json);
+    return "f_" + encodeURIComponent(member) + "=" + encodeURIComponent(json);
   } catch (e) {
     throw argError(call, "value", "well-formed text", value);
   }
 }
 
 function checkPath(call, path) {
-  if (typeof path !== "string" || path.length > 2048 || !PATH.test(path)) {
-    throw argError(call, "path", 'an in-embed path such as "/embed/dashboard/sales" (starting with one "/", no spaces)', path);
+  if (!validPath(path)) {
+    throw argError(call, "path", 'an embed path such as "/embed/dashboard/sales" (one of the forms of the platform\'s embed URLs: ' +
+      "no query, fragment, encoded slash or dot segment)", path);
   }
 }
 
@@ -710,44 +1033,96 @@ function checkNoArgs(call, args) {
   if (args.length) throw new TypeError("embedkit: " + call + " takes no arguments");
 }
 
-// Each action: how to check its arguments and build [key, type, payload]
-// (key: the setting it remembers, or null).
+function valueCopy(v) {
+  return Array.isArray(v) ? v.slice() : v;
+}
+
+// Each action: how to check its arguments and build the action {key (the
+// setting it remembers, or null), type, payload, value (what the host
+// passed, for filters() and settings()), kind, path}.
 var ACTIONS = {
   setLocale: function (call, locale) {
     checkLocale(call, locale);
-    return ["locale", "cube:action:set-locale", { locale: locale }];
+    return { key: "locale", type: "cube:action:set-locale", payload: { locale: locale }, value: locale };
   },
   setTimezone: function (call, tz) {
     checkTimezone(call, tz);
     // Not in the platform's event catalog: sent only when the host asks.
-    return ["timezone", "cube:action:set-timezone", { timezone: tz }];
+    return { key: "timezone", type: "cube:action:set-timezone", payload: { timezone: tz }, value: tz };
   },
   setTheme: function (call, theme) {
-    return ["theme", "cube:action:set-theme", themeCopy(call, theme)];
+    var copy = themeCopy(call, theme);
+    return { key: "theme", type: "cube:action:set-theme", payload: copy, value: themeCopy(call, copy) };
   },
   setColorScheme: function (call, scheme) {
     checkScheme(call, scheme);
-    return ["scheme", "cube:action:set-color-scheme", { scheme: scheme }];
+    return { key: "scheme", type: "cube:action:set-color-scheme", payload: { scheme: scheme }, value: scheme };
   },
   setFilter: function (call, member, value) {
     if (arguments.length < 3) throw argError(call, "value", "given (null clears the filter)", undefined);
-    return ["filter:" + member, "cube:action:set-filter", { filterUrlParameter: filterParameter(call, member, value) }];
+    return {
+      key: "filter:" + member, type: "cube:action:set-filter",
+      payload: { filterUrlParameter: filterParameter(call, member, value) }, value: valueCopy(value)
+    };
   },
   navigate: function (call, path) {
     checkPath(call, path);
-    return [null, "cube:action:navigate", { path: path }];
+    return { key: null, type: "cube:action:navigate", payload: { path: path }, kind: "navigate", path: path };
   },
   refresh: function (call) {
     checkNoArgs(call, Array.prototype.slice.call(arguments, 1));
-    return [null, "cube:action:refresh", {}];
+    return { key: null, type: "cube:action:refresh", payload: {}, kind: "refresh" };
   }
 };
+
+// hostFilters and hostSettings read what the host set through the script.
+function hostFilters(settings) {
+  var out = Object.create(null);
+  settings.order.forEach(function (key) {
+    var v = settings.values[key];
+    if (key.indexOf("filter:") === 0 && v.value !== null) out[key.slice(7)] = v.value;
+  });
+  return frozen(out);
+}
+
+var SETTING_NAMES = { locale: "locale", timezone: "timezone", theme: "theme", scheme: "colorScheme" };
+
+function hostSettings(settings) {
+  var out = Object.create(null);
+  settings.order.forEach(function (key) {
+    if (hasOwn.call(SETTING_NAMES, key)) out[SETTING_NAMES[key]] = settings.values[key].value;
+  });
+  return frozen(out);
+}
 
 // ---- the frame handle -----------------------------------------------------
 
 function Frame(st) {
   Object.defineProperty(this, "element", { value: st.el, enumerable: true });
 }
+
+Object.defineProperties(Frame.prototype, {
+  // state: loading, ready, renewing, ended or failed.
+  state: { get: function () { return stateOf(this).state; }, enumerable: true },
+  // ready: a promise of the current ready event; a new one once the frame
+  // reloads; rejected when the frame ends or fails.
+  ready: { get: function () { return stateOf(this).readyD.promise; }, enumerable: true },
+  // view: the last view payload, or null.
+  view: { get: function () { return stateOf(this).view; }, enumerable: true }
+});
+
+// filters returns the filters the host set through the script, by member
+// (cleared ones left out): the host's view only, since the platform sends
+// no event when the viewer changes a filter inside the embed.
+Frame.prototype.filters = function () {
+  return hostFilters(stateOf(this).settings);
+};
+
+// settings returns the locale, timezone, theme and colorScheme the host
+// set through the script.
+Frame.prototype.settings = function () {
+  return hostSettings(stateOf(this).settings);
+};
 
 function stateOf(handle) {
   var st = handles.get(handle);
@@ -766,8 +1141,23 @@ Frame.prototype.on = function (name, fn) {
   checkListener("on(name, listener)", name, fn);
   var st = stateOf(this);
   var list = st.listeners[name] || (st.listeners[name] = []);
-  if (list.indexOf(fn) < 0) list.push(fn);
+  var added = list.indexOf(fn) < 0;
+  if (added) list.push(fn);
   var self = this;
+  // A ready listener added once the frame is ready gets the last ready
+  // event at once (in a microtask), unless it was removed or the frame
+  // reported ready again meanwhile.
+  if (added && name === "ready" && st.state === "ready" && st.readyEv) {
+    var ev = st.readyEv;
+    Promise.resolve().then(function () {
+      if (st.readyEv !== ev || (st.listeners.ready || []).indexOf(fn) < 0) return;
+      try {
+        fn.call(self, ev);
+      } catch (err) {
+        report(err);
+      }
+    });
+  }
   return function () { self.off(name, fn); };
 };
 
@@ -782,8 +1172,7 @@ Object.keys(ACTIONS).forEach(function (method) {
   Frame.prototype[method] = function () {
     var st = stateOf(this);
     var args = [method + "()"].concat(Array.prototype.slice.call(arguments));
-    var a = ACTIONS[method].apply(null, args);
-    apply(st, a[0], a[1], a[2]);
+    return act(st, ACTIONS[method].apply(null, args));
   };
 });
 
@@ -794,7 +1183,7 @@ Frame.prototype.reload = function () {
   });
 };
 
-var METHODS = ["on", "off", "reload"].concat(Object.keys(ACTIONS));
+var METHODS = ["on", "off", "reload", "filters", "settings"].concat(Object.keys(ACTIONS));
 
 // ---- <embedkit-frame> -----------------------------------------------------
 
@@ -802,8 +1191,31 @@ var ELEMENT_ATTRS = {
   "fit": "data-embedkit-fit",
   "min-height": "data-embedkit-min-height",
   "max-height": "data-embedkit-max-height",
-  "renew-after": "data-embedkit-renew-after"
+  "renew-after": "data-embedkit-renew-after",
+  "ready-timeout": "data-embedkit-ready-timeout",
+  "debug": "data-embedkit-debug"
 };
+
+// The iframe attributes <embedkit-frame> passes on as they are.
+var PASSED_ATTRS = ["loading", "allow", "name", "width", "height", "class", "style", "fetchpriority",
+  "aria-label", "aria-describedby", "sandbox"];
+
+// frameSrc checks an <embedkit-frame src>: only a same-origin path under
+// the kit's frame endpoint, so no URL of another origin or scheme
+// (javascript:) reaches the iframe.
+function frameSrc(src) {
+  var bad = function () {
+    report(argError("<embedkit-frame src>", "src", "a same-origin path under the kit's frame endpoint " +
+      describe(FRAME_PREFIX), src));
+    return null;
+  };
+  if (!/^\/(?!\/)[^\u0000-\u0020\u007f\\#]*$/.test(src)) return bad();
+  var u = absolute(src);
+  if (!u || u.origin !== location.origin || u.pathname.indexOf(FRAME_PREFIX) !== 0 || u.hash) return bad();
+  var rest = u.pathname.slice(FRAME_PREFIX.length);
+  if (!rest || /%2f|%5c/i.test(rest) || /(^|\/)\.\.?(\/|$)/.test(src.split("?")[0].slice(FRAME_PREFIX.length))) return bad();
+  return src;
+}
 
 function framePath(target) {
   if (!target) return null;
@@ -831,10 +1243,15 @@ function copyAttrs(host, el) {
   setAttr(el, "title", host.getAttribute("title") || "Analytics");
   setAttr(el, "referrerpolicy", "no-referrer");
   setAttr(el, "allow", "fullscreen");
+  PASSED_ATTRS.forEach(function (a) {
+    var v = host.getAttribute(a);
+    if (v !== null || a !== "allow") setAttr(el, a, v);
+  });
   Object.keys(ELEMENT_ATTRS).forEach(function (a) {
     setAttr(el, ELEMENT_ATTRS[a], host.getAttribute(a));
   });
-  setAttr(el, "src", host.getAttribute("src") || framePath(target));
+  var src = host.getAttribute("src");
+  setAttr(el, "src", src !== null ? frameSrc(src) : framePath(target));
 }
 
 // build creates the element's one iframe the first time it is needed.
@@ -856,7 +1273,7 @@ function defineElement() {
   }
   class EmbedkitFrameElement extends HTMLElement {
     static get observedAttributes() {
-      return ["target", "src", "title"].concat(Object.keys(ELEMENT_ATTRS));
+      return ["target", "src", "title"].concat(Object.keys(ELEMENT_ATTRS), PASSED_ATTRS);
     }
 
     connectedCallback() {
@@ -877,6 +1294,18 @@ function defineElement() {
 
     get frame() {
       return build(this).handle;
+    }
+
+    get state() {
+      return build(this).handle.state;
+    }
+
+    get ready() {
+      return build(this).handle.ready;
+    }
+
+    get view() {
+      return build(this).handle.view;
     }
   }
   METHODS.forEach(function (method) {
@@ -1089,6 +1518,19 @@ export function frame(elementOrSelector) {
   throw argError("frame(element)", "element", "an <iframe data-embedkit>, an <embedkit-frame> or a CSS selector of one", elementOrSelector);
 }
 
+/**
+ * debug turns debug mode on or off for the whole page: every message
+ * from a frame is logged to the console, at the debug level, as accepted or
+ * dropped, with the reason (wrong origin, wrong source, wrong direction,
+ * unknown type, unmanaged frame); its type and origin only, never its
+ * payload. data-embedkit-debug on an iframe (debug on <embedkit-frame>)
+ * does the same for messages from that frame.
+ */
+export function debug(on) {
+  if (typeof on !== "boolean") throw argError("debug(on)", "on", "true or false", on);
+  debugAll = on;
+}
+
 /** frames returns the handles of every managed frame of the page. */
 export function frames() {
   ensure("frames()");
@@ -1100,8 +1542,10 @@ function pageWide(method) {
     var call = "embedkit." + method + "()";
     ensure(call);
     var a = ACTIONS[method].apply(null, [call].concat(Array.prototype.slice.call(arguments)));
-    if (a[0]) remember(page, a[0], a[1], a[2]);
-    scan().forEach(function (st) { apply(st, a[0], a[1], a[2]); });
+    if (a.key) remember(page, a.key, a.type, a.payload, a.value);
+    var all = Promise.all(scan().map(function (st) { return act(st, a); })).then(noop);
+    all.catch(noop);
+    return all;
   };
 }
 
