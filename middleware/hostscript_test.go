@@ -2,6 +2,7 @@ package middleware
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -266,18 +268,7 @@ func TestHostScriptTypesDeclareProtocol(t *testing.T) {
 // are too loose fail too.
 func TestHostScriptTypesCheck(t *testing.T) {
 	t.Parallel()
-	tsc := os.Getenv("EMBEDKIT_TSC")
-	if tsc == "" {
-		// make test installs TypeScript into the clone's .cache; a plain
-		// go test finds it there too.
-		matches, _ := filepath.Glob("../.cache/typescript-*/node_modules/.bin/tsc")
-		if len(matches) > 0 {
-			tsc = matches[len(matches)-1]
-		} else if tsc, _ = exec.LookPath("tsc"); tsc == "" {
-			t.Fatal("tsc not found: run 'make test', which installs typescript, or set EMBEDKIT_TSC")
-		}
-	}
-	nodePath(t)
+	tsc := tscPath(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, tsc, "--noEmit", "--strict", "--lib", "dom,es2017", "--target", "es2017",
@@ -288,5 +279,89 @@ func TestHostScriptTypesCheck(t *testing.T) {
 	out, err = exec.CommandContext(ctx, tsc, "-p", filepath.Join("testdata", "hostscript", "module")).CombinedOutput()
 	if err != nil {
 		t.Fatalf("tsc -p testdata/hostscript/module: %v\n%s", err, out)
+	}
+}
+
+// tscPath returns the TypeScript compiler: $EMBEDKIT_TSC, the one make
+// test installs into the clone's .cache, or tsc on PATH; the test fails
+// (never skips) without one.
+func tscPath(t *testing.T) string {
+	t.Helper()
+	tsc := os.Getenv("EMBEDKIT_TSC")
+	if tsc == "" {
+		matches, _ := filepath.Glob("../.cache/typescript-*/node_modules/.bin/tsc")
+		if len(matches) > 0 {
+			tsc = matches[len(matches)-1]
+		} else if tsc, _ = exec.LookPath("tsc"); tsc == "" {
+			t.Fatal("tsc not found: run 'make test', which installs typescript, or set EMBEDKIT_TSC")
+		}
+	}
+	nodePath(t)
+	return tsc
+}
+
+// readmeHostPageSnippets returns the code blocks of lang in the README's
+// section "The host page".
+func readmeHostPageSnippets(t *testing.T, lang string) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(b), "\n## The host page\n")
+	if !ok {
+		t.Fatal("README.md has no section \"The host page\"")
+	}
+	if i := strings.Index(section, "\n## "); i >= 0 {
+		section = section[:i]
+	}
+	var out []string
+	for _, m := range regexp.MustCompile("(?s)\n```"+regexp.QuoteMeta(lang)+"\n(.*?)\n```").FindAllStringSubmatch(section, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// TestReadmeTypeScript type-checks every TypeScript snippet of the
+// README's "The host page" with tsc --strict, as a module: a snippet
+// referencing ./host.d.ts against the served global declarations, the
+// others against the package's module declarations as "@embedkit/host".
+// The names the snippets leave to the reader's app (showDetails,
+// showProblem) are declared for them.
+func TestReadmeTypeScript(t *testing.T) {
+	t.Parallel()
+	tsc := tscPath(t)
+	snippets := readmeHostPageSnippets(t, "ts")
+	if len(snippets) < 3 {
+		t.Fatalf("found %d TypeScript snippets in the README's host page section; the test checks too little", len(snippets))
+	}
+	moduleTypes, err := filepath.Abs(filepath.Join("..", "hostpage", "index.d.ts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const prelude = "declare function showDetails(member: string, value: unknown): void;\n" +
+		"declare function showProblem(reason: string): void;\n"
+	for i, code := range snippets {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			write := func(name, text string) {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			write("prelude.d.ts", prelude)
+			write("host.d.ts", string(hostScriptTypes))
+			write("snippet.ts", code)
+			write("tsconfig.json", `{"compilerOptions": {"strict": true, "noEmit": true, "target": "es2022", "module": "esnext",
+  "moduleResolution": "bundler", "lib": ["dom", "es2022"], "types": [],
+  "paths": {"@embedkit/host": [`+strconv.Quote(moduleTypes)+`]}},
+  "files": ["prelude.d.ts", "snippet.ts"]}`)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			if out, err := exec.CommandContext(ctx, tsc, "-p", dir).CombinedOutput(); err != nil {
+				t.Errorf("README snippet %d does not compile: %v\n%s\n--- snippet ---\n%s", i, err, out, code)
+			}
+		})
 	}
 }
