@@ -9,7 +9,9 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -92,6 +94,16 @@ func newBehaviourHost(t *testing.T) *behaviourHost {
 		w.WriteHeader(status)
 	})
 	mux.HandleFunc("/page/{delivery}", b.page)
+	mux.HandleFunc("/readme/{n}", func(w http.ResponseWriter, r *http.Request) {
+		var n int
+		snippets := readmeHTML(t)
+		if _, err := fmt.Sscan(r.PathValue("n"), &n); err != nil || n < 0 || n >= len(snippets) {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = io.WriteString(w, "<!doctype html><meta charset=\"utf-8\"><title>README snippet</title>\n"+snippets[n])
+	})
 	host := httptest.NewServer(mux)
 	t.Cleanup(host.Close)
 	b.host = host.URL
@@ -449,4 +461,65 @@ return {kept, stateAfter, reason, src: el.getAttribute("src").startsWith(PLATFOR
 			}
 		},
 	},
+}
+
+// readmeHTML returns the HTML snippets of the README's "The host page".
+func readmeHTML(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(b), "\n## The host page\n")
+	if !ok {
+		t.Fatal("README.md has no section \"The host page\"")
+	}
+	if i := strings.Index(section, "\n## "); i >= 0 {
+		section = section[:i]
+	}
+	var out []string
+	for _, m := range regexp.MustCompile("(?s)\n```html\n(.*?)\n```").FindAllStringSubmatch(section, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// TestReadmeHTMLInBrowser loads every HTML snippet of the README's "The
+// host page" as a page of a host app with the kit, and checks that each
+// frame it declares becomes ready.
+func TestReadmeHTMLInBrowser(t *testing.T) {
+	b := newBehaviourHost(t)
+	browser := behaviourBrowser(t)
+	snippets := readmeHTML(t)
+	if len(snippets) == 0 {
+		t.Fatal("no HTML snippet in the README's host page section; this test checks nothing")
+	}
+	for i := range snippets {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			ctx, cancel := chromedp.NewContext(browser, chromedp.WithNewBrowserContext())
+			t.Cleanup(cancel)
+			start(t, ctx, cancel, "open a tab")
+			do(t, ctx, "open the snippet", chromedp.Navigate(fmt.Sprintf("%s/readme/%d", b.host, i)))
+			step, stop := context.WithTimeout(ctx, stepTimeout)
+			defer stop()
+			states, err := chromedp.Run(step, chromedp.Poll[string](`(() => {
+  const frames = Array.from(document.querySelectorAll("iframe[data-embedkit]"));
+  const states = frames.map((f) => f.getAttribute("data-embedkit-state"));
+  return frames.length > 0 && states.every((s) => s === "ready" || s === "failed" || s === "ended") && JSON.stringify(states);
+})()`, chromedp.WithPollingInterval(pollEvery)))
+			if err != nil {
+				t.Fatalf("the snippet's frames did not settle: %v", err)
+			}
+			var got []string
+			if err := json.Unmarshal([]byte(states), &got); err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range got {
+				if s != "ready" {
+					t.Errorf("frame states %v, want every frame ready", got)
+					break
+				}
+			}
+		})
+	}
 }
