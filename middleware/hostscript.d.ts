@@ -298,7 +298,7 @@ declare namespace embedkit {
   /** How reload() fails. */
   export interface ReloadError extends Error {
     name: "EmbedkitReloadError";
-    reason: "session-ended" | "renew-failed";
+    reason: "session-ended" | "renew-failed" | "released";
     status?: number;
   }
 
@@ -308,7 +308,7 @@ declare namespace embedkit {
   /** How pending actions and `frame.ready` fail when the frame ends or fails. */
   export interface FrameError extends Error {
     name: "EmbedkitFrameError";
-    reason: "session-ended" | "renew-failed" | LoadFailure | "unavailable";
+    reason: "session-ended" | "renew-failed" | LoadFailure | "released";
     status?: number;
   }
 
@@ -317,6 +317,7 @@ declare namespace embedkit {
     /** The handle of an `<iframe data-embedkit>` or `<embedkit-frame>`, or of the one a selector names. */
     frame(element: Element | string): Frame;
     frames(): Frame[];
+    release(frame: Frame | Element | string): boolean;
     debug(on: boolean): void;
     readonly version: string;
   }
@@ -355,6 +356,14 @@ declare namespace embedkit {
   export function frame(element: Element | string): Frame;
   /** The handles of every managed frame of the page. */
   export function frames(): Frame[];
+  /**
+   * Stops managing a frame that the page or a component removes: its timers
+   * stop, its probe is aborted, its listeners are dropped, what waits on it
+   * is rejected (reason "released") and its handle stops working. Reports
+   * whether there was a frame to release. A frame still in the page with
+   * data-embedkit is managed again, as new, at the next scan.
+   */
+  export function release(frame: Frame | Element | string): boolean;
   /**
    * Debug mode for the page: every message from a frame is logged to the
    * console as accepted or dropped, with the reason (wrong origin, wrong

@@ -19,6 +19,7 @@
     frame: () => frame,
     frames: () => frames,
     refresh: () => refresh,
+    release: () => release,
     setColorScheme: () => setColorScheme,
     setFilter: () => setFilter,
     setLocale: () => setLocale,
@@ -224,7 +225,9 @@
       waits: [],
       // posted navigate and refresh actions waiting for their event
       failure: null,
-      firstTimer: 0
+      firstTimer: 0,
+      probe: null
+      // the first load's HEAD probe: {timer, ctl}
     };
     page.order.forEach(function(key) {
       var v = page.values[key];
@@ -457,15 +460,17 @@
       return;
     }
     var live = function() {
-      return st.state === "loading" && !st.remint;
+      return st.state === "loading" && !st.remint && states.get(st.el) === st;
     };
     var ctl = typeof AbortController === "function" ? new AbortController() : null;
     var timer = setTimeout(function() {
+      st.probe = null;
       if (ctl) ctl.abort();
       if (live()) loadFailed(st, "unavailable", void 0, waited + ", and the frame endpoint did not answer");
     }, REQUEST_TIMEOUT_MS);
     var init = { method: "HEAD", credentials: "same-origin", redirect: "manual", cache: "no-store" };
     if (ctl) init.signal = ctl.signal;
+    st.probe = { timer, ctl };
     var answered;
     try {
       answered = fetch(url.href, init);
@@ -474,6 +479,7 @@
     }
     answered.then(function(res) {
       clearTimeout(timer);
+      st.probe = null;
       if (!live()) return;
       checkKitVersion(header(res, "Embedkit-Version"), st);
       var status = res.status;
@@ -491,6 +497,7 @@
       }
     }, function() {
       clearTimeout(timer);
+      st.probe = null;
       if (live()) loadFailed(st, "unavailable", void 0, waited + ", and the frame endpoint could not be reached");
     });
   }
@@ -1316,6 +1323,53 @@
       if (el.localName === "embedkit-frame") return build(el).handle;
     }
     throw argError("frame(element)", "element", "an <iframe data-embedkit>, an <embedkit-frame> or a CSS selector of one", elementOrSelector);
+  }
+  function stateFor(x) {
+    if (typeof x === "string") {
+      try {
+        x = document.querySelector(x);
+      } catch (e) {
+        return null;
+      }
+    }
+    if (!x || typeof x !== "object") return null;
+    if (handles.has(x)) return handles.get(x);
+    if (x.nodeType === 1 && x.localName === "embedkit-frame") x = hosts.get(x);
+    return x && states.get(x) || null;
+  }
+  function release(frameOrElement) {
+    var st = stateFor(frameOrElement);
+    if (!st) return false;
+    clearTimeout(st.renewTimer);
+    clearTimeout(st.firstTimer);
+    st.renewTimer = st.firstTimer = 0;
+    st.renewDue = 0;
+    if (st.probe) {
+      clearTimeout(st.probe.timer);
+      if (st.probe.ctl) st.probe.ctl.abort();
+      st.probe = null;
+    }
+    var err = frameError("released", void 0, "the frame was released");
+    var r = st.remint;
+    if (r) {
+      finish(st, r);
+      var reloadErr = new Error("embedkit: the frame was released");
+      reloadErr.name = "EmbedkitReloadError";
+      reloadErr.reason = "released";
+      r.waiters.forEach(function(w) {
+        w.reject(reloadErr);
+      });
+    }
+    settleFailure(st, err);
+    st.listeners = /* @__PURE__ */ Object.create(null);
+    states.delete(st.el);
+    handles.delete(st.handle);
+    managed = managed.filter(function(m) {
+      return m !== st;
+    });
+    setAttr(st.el, "data-embedkit-state", null);
+    setAttr(st.el, "aria-busy", null);
+    return true;
   }
   function debug(on) {
     if (typeof on !== "boolean") throw argError("debug(on)", "on", "true or false", on);

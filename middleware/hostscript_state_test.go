@@ -477,3 +477,67 @@ return await fa.reload().then(() => "resolved", (e) => e.reason);
 		}
 	})
 }
+
+// TestHostScriptRelease: release() stops every timer and probe of a frame,
+// rejects what waits on it, drops its listeners and makes its handle stop
+// working; a frame left in the page is managed again as new.
+func TestHostScriptRelease(t *testing.T) {
+	t.Parallel()
+	r := runHost(t, `
+const a = h.iframe({id: "a", target: "sales"});
+const b = h.iframe({id: "b", target: "chat"});
+h.load();
+const k = h.win.embedkit, fa = k.frame(a), fb = k.frame(b);
+h.listen(fa, "*", "old");
+h.ready(a);
+const settled = [];
+fa.refresh().catch((e) => settled.push("refresh " + e.reason));
+fa.reload().catch((e) => settled.push("reload " + e.reason));
+fb.ready.catch((e) => settled.push("ready " + e.reason));
+const before = h.timers().length;
+await h.advance(1000); // a's renewal probes; b is still loading
+const released = [k.release(fa), k.release("#b"), k.release(fa)];
+const attr = String(b.getAttribute("data-embedkit-state")) + " " + String(b.getAttribute("aria-busy"));
+await h.flush();
+const after = h.timers();
+h.event(a, "cube:event:drilldown", {member: "sales.region", value: "EMEA"});
+let handle = "";
+try { fa.refresh(); } catch (e) { handle = e.name; }
+const again = k.frame(a);
+return {before, released, after, settled, handle, fresh: again !== fa && again.state === "loading",
+  attr};
+`)
+	var res struct {
+		Before       int
+		Released     []bool
+		After        []float64
+		Settled      []string
+		Handle, Attr string
+		Fresh        bool
+	}
+	r.result(t, &res)
+	if res.Before == 0 {
+		t.Fatal("no timers before release; the test checks nothing")
+	}
+	if !slices.Equal(res.Released, []bool{true, true, false}) {
+		t.Errorf("release() reported %v, want true, true, then false", res.Released)
+	}
+	if len(res.After) != 0 {
+		t.Errorf("timers left after release: %v", res.After)
+	}
+	slices.Sort(res.Settled)
+	if want := []string{"ready released", "refresh released", "reload released"}; !slices.Equal(res.Settled, want) {
+		t.Errorf("settled %v, want %v", res.Settled, want)
+	}
+	if n := len(r.of("abort")); n != 1 {
+		t.Errorf("%d aborted fetches, want the renewal's probe", n)
+	}
+	for _, e := range r.heard("a", "old") {
+		if e.Name == "drilldown" {
+			t.Error("a listener of the released frame heard a later event")
+		}
+	}
+	if res.Handle != "TypeError" || !res.Fresh || res.Attr != "null null" {
+		t.Errorf("old handle threw %q; frame() gives a new handle: %t; b's state attribute %q", res.Handle, res.Fresh, res.Attr)
+	}
+}

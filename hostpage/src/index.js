@@ -253,7 +253,8 @@ function manage(el) {
     queue: [], // actions sent before ready: {key, type, payload, kind, arg, d}
     waits: [], // posted navigate and refresh actions waiting for their event
     failure: null,
-    firstTimer: 0
+    firstTimer: 0,
+    probe: null // the first load's HEAD probe: {timer, ctl}
   };
   page.order.forEach(function (key) {
     var v = page.values[key];
@@ -544,14 +545,16 @@ function firstLoadTimeout(st) {
     loadFailed(st, "never-ready", undefined, waited);
     return;
   }
-  var live = function () { return st.state === "loading" && !st.remint; };
+  var live = function () { return st.state === "loading" && !st.remint && states.get(st.el) === st; };
   var ctl = typeof AbortController === "function" ? new AbortController() : null;
   var timer = setTimeout(function () {
+    st.probe = null;
     if (ctl) ctl.abort();
     if (live()) loadFailed(st, "unavailable", undefined, waited + ", and the frame endpoint did not answer");
   }, REQUEST_TIMEOUT_MS);
   var init = { method: "HEAD", credentials: "same-origin", redirect: "manual", cache: "no-store" };
   if (ctl) init.signal = ctl.signal;
+  st.probe = { timer: timer, ctl: ctl };
   var answered;
   try {
     answered = fetch(url.href, init);
@@ -560,6 +563,7 @@ function firstLoadTimeout(st) {
   }
   answered.then(function (res) {
     clearTimeout(timer);
+    st.probe = null;
     if (!live()) return;
     checkKitVersion(header(res, "Embedkit-Version"), st);
     var status = res.status;
@@ -578,6 +582,7 @@ function firstLoadTimeout(st) {
     }
   }, function () {
     clearTimeout(timer);
+    st.probe = null;
     if (live()) loadFailed(st, "unavailable", undefined, waited + ", and the frame endpoint could not be reached");
   });
 }
@@ -1516,6 +1521,62 @@ export function frame(elementOrSelector) {
     if (el.localName === "embedkit-frame") return build(el).handle;
   }
   throw argError("frame(element)", "element", "an <iframe data-embedkit>, an <embedkit-frame> or a CSS selector of one", elementOrSelector);
+}
+
+// stateFor finds the state of a handle, an iframe, an <embedkit-frame> or
+// a selector of one, or null.
+function stateFor(x) {
+  if (typeof x === "string") {
+    try {
+      x = document.querySelector(x);
+    } catch (e) {
+      return null;
+    }
+  }
+  if (!x || typeof x !== "object") return null;
+  if (handles.has(x)) return handles.get(x);
+  if (x.nodeType === 1 && x.localName === "embedkit-frame") x = hosts.get(x);
+  return (x && states.get(x)) || null;
+}
+
+/**
+ * release stops managing a frame (a handle, an iframe, an
+ * <embedkit-frame> or a selector of one), for a page or component that
+ * removes it: its timers stop, its probe is aborted, its listeners are
+ * dropped, what waits on it is rejected (reason "released"), and its
+ * handle stops working. It reports whether there was a frame to release.
+ * A frame still in the page with data-embedkit is managed again, as new,
+ * at the next scan.
+ */
+export function release(frameOrElement) {
+  var st = stateFor(frameOrElement);
+  if (!st) return false;
+  clearTimeout(st.renewTimer);
+  clearTimeout(st.firstTimer);
+  st.renewTimer = st.firstTimer = 0;
+  st.renewDue = 0;
+  if (st.probe) {
+    clearTimeout(st.probe.timer);
+    if (st.probe.ctl) st.probe.ctl.abort();
+    st.probe = null;
+  }
+  var err = frameError("released", undefined, "the frame was released");
+  var r = st.remint;
+  if (r) {
+    finish(st, r);
+    var reloadErr = new Error("embedkit: the frame was released");
+    reloadErr.name = "EmbedkitReloadError";
+    reloadErr.reason = "released";
+    r.waiters.forEach(function (w) { w.reject(reloadErr); });
+  }
+  settleFailure(st, err);
+  st.listeners = Object.create(null);
+  states.delete(st.el);
+  handles.delete(st.handle);
+  managed = managed.filter(function (m) { return m !== st; });
+  setAttr(st.el, "data-embedkit-state", null);
+  setAttr(st.el, "aria-busy", null);
+  return true;
 }
 
 /**
