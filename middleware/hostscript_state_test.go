@@ -1,9 +1,15 @@
 package middleware
 
 import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The host script's frame state, queued actions and their promises, the
@@ -539,5 +545,68 @@ return {before, released, after, settled, handle, fresh: again !== fa && again.s
 	}
 	if res.Handle != "TypeError" || !res.Fresh || res.Attr != "null null" {
 		t.Errorf("old handle threw %q; frame() gives a new handle: %t; b's state attribute %q", res.Handle, res.Fresh, res.Attr)
+	}
+}
+
+// TestHostPageModuleInNode imports the package's ES module in Node, with
+// no DOM: importing touches nothing, a call before configure says so,
+// configure checks its settings, and a kit of another version is warned
+// about once.
+func TestHostPageModuleInNode(t *testing.T) {
+	t.Parallel()
+	node := nodePath(t)
+	mod, err := filepath.Abs(filepath.Join("..", "hostpage", "src", "index.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := `
+const warnings = [];
+console.warn = (m) => warnings.push(String(m));
+const m = await import(` + js("file://"+mod) + `);
+const out = {names: Object.keys(m).sort(), window: typeof window, version: m.version};
+try { m.frame("#sales"); } catch (e) { out.unconfigured = e.message; }
+try { m.configure({platformOrigin: "https://acme.example.com/path"}); } catch (e) { out.badOrigin = e.name + ": " + e.message; }
+try { m.configure({platformOrigin: "https://acme.example.com", sessionURL: "https://evil.example/s"}); } catch (e) { out.badSession = e.name + ": " + e.message; }
+m.configure({platformOrigin: "https://acme.example.com", version: "0.0.0-other"});
+m.configure({platformOrigin: "https://acme.example.com", version: "0.0.0-other"});
+try { m.configure({platformOrigin: "https://other.example"}); } catch (e) { out.second = e.message; }
+out.warnings = warnings;
+process.stdout.write(JSON.stringify(out));
+`
+	file := filepath.Join(t.TempDir(), "import.mjs")
+	if err := os.WriteFile(file, []byte(script), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, node, file).Output()
+	if err != nil {
+		t.Fatalf("node: %v\n%s", err, out)
+	}
+	var res struct {
+		Names                                       []string
+		Window, Version                             string
+		Unconfigured, BadOrigin, BadSession, Second string
+		Warnings                                    []string
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	want := []string{"configure", "debug", "frame", "frames", "refresh", "release", "setColorScheme", "setFilter", "setLocale", "setTheme", "setTimezone", "version"}
+	if !slices.Equal(res.Names, want) || res.Window != "undefined" || res.Version != HostScriptVersion {
+		t.Errorf("exports %v (window %s, version %s), want %v and version %s", res.Names, res.Window, res.Version, want, HostScriptVersion)
+	}
+	if !strings.Contains(res.Unconfigured, "not configured") {
+		t.Errorf("frame() before configure: %q", res.Unconfigured)
+	}
+	if !strings.Contains(res.BadOrigin, "TypeError: embedkit: configure(settings): settings.platformOrigin must be") ||
+		!strings.Contains(res.BadSession, "settings.sessionURL must be") {
+		t.Errorf("bad settings: %q, %q", res.BadOrigin, res.BadSession)
+	}
+	if !strings.Contains(res.Second, "already configured") {
+		t.Errorf("configure with other settings: %q", res.Second)
+	}
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "0.0.0-other") || !strings.Contains(res.Warnings[0], HostScriptVersion) {
+		t.Errorf("warnings %q, want one naming both versions", res.Warnings)
 	}
 }
