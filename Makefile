@@ -12,3 +12,4 @@ bench:
 
 generate:
 	go tool templ generate -path .
+	go generate ./middleware

@@ -260,3 +260,16 @@ func ExampleAPIError() {
 	// missing groups: [sales finance]
 	// forbidden? false
 }
+
+// IsLocale is the locale rule of session settings; the host script's
+// setLocale follows the same rule.
+func ExampleIsLocale() {
+	for _, l := range []string{"de-DE", "zh-Hant-TW", "de_DE", "de DE"} {
+		fmt.Println(l, embedkit.IsLocale(l))
+	}
+	// Output:
+	// de-DE true
+	// zh-Hant-TW true
+	// de_DE false
+	// de DE false
+}

@@ -38,6 +38,15 @@ const MaxSecurityContextDepth = 32
 // (IsTenantName).
 const TenantNameRule = "^[a-z][a-z0-9-]{0,34}[a-z0-9]$"
 
+// MaxLocaleLength is the longest locale tag, in bytes, that Validate
+// accepts (the host script's setLocale holds to it too).
+const MaxLocaleLength = maxLocaleLength
+
+// MemberRule is the specification's pattern for a member name
+// ("view.member"), unanchored; Validate matches the whole name against it,
+// and the host script's setFilter is generated from it.
+const MemberRule = memberRule
+
 // Bounds of other free-form strings. None is documented by the platform;
 // each is far above any legitimate value.
 const (
@@ -332,6 +341,11 @@ func IsPictureURL(s string) bool {
 	}
 	return u.Scheme == "http" || u.Scheme == "https"
 }
+
+// IsLocale reports whether s is a locale tag Validate accepts: a
+// well-formed BCP-47 tag of at most MaxLocaleLength bytes. The host
+// script's setLocale is held to it by a test that runs both.
+func IsLocale(s string) bool { return isLocale(s) }
 
 // isLocale reports whether s is a well-formed BCP-47 tag. The common
 // forms ll, lll, ll-RR and ll-123 are recognised directly; the rest go to

@@ -1,6 +1,7 @@
 package middleware_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"html/template"
 	"log"
@@ -240,4 +241,34 @@ func ExampleKit_FrameFunc() {
 	// Output:
 	// 42 303 {"value":"EMEA"}
 	// 43 404
+}
+
+// A page that imports the npm package @embedkit/host instead of loading
+// Kit.HostScript gets the kit's settings from the page: render
+// HostSettings as <meta name="embedkit">, which the module reads.
+func ExampleKit_HostSettings() {
+	platformURL, client, stop := startPlatform()
+	defer stop()
+	kit, err := middleware.New(middleware.Config{
+		Platform:    client,
+		Identity:    hostSession,
+		Store:       memstore.New(),
+		Policy:      middleware.Policy{DeploymentID: 1, AllowedGroups: []string{"sales", "emea"}},
+		PlatformURL: platformURL,
+		Targets:     map[string]middleware.Target{"sales": {Kind: middleware.KindDashboard, PublicID: "sales-overview"}},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	settings, err := json.Marshal(kit.HostSettings())
+	if err != nil {
+		log.Fatal(err)
+	}
+	page := template.Must(template.New("page").Parse(`<meta name="embedkit" content="{{.}}">`))
+	var b strings.Builder
+	if err := page.Execute(&b, string(settings)); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(strings.Replace(b.String(), platformURL, "PLATFORM", 1))
+	// Output: <meta name="embedkit" content="{&#34;platformOrigin&#34;:&#34;PLATFORM&#34;,&#34;sessionURL&#34;:&#34;/embed/session&#34;,&#34;framePrefix&#34;:&#34;/embed/frame/&#34;,&#34;version&#34;:&#34;0.1.0&#34;}">
 }

@@ -346,13 +346,16 @@ func (k *Kit) serveViewerFrame(w http.ResponseWriter, r *http.Request, v *Viewer
 	redirect(w, f.URL)
 }
 
-// frameRequestOK sets the headers every frame answer carries and refuses,
+// frameRequestOK sets the headers every frame answer carries (among them
+// Embedkit-Version, which the host script compares with its own version
+// when it probes the endpoint) and refuses,
 // through the ErrorHandler, a method other than GET and HEAD and a
 // load from another origin. It reports whether the request may go on.
 func (k *Kit) frameRequestOK(w http.ResponseWriter, r *http.Request) bool {
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")
 	h.Set("Referrer-Policy", "no-referrer")
+	h.Set(HostScriptVersionHeader, HostScriptVersion)
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		h.Set("Allow", "GET, HEAD")
 		k.fail(w, r, fmt.Errorf("%w: %s", ErrMethod, r.Method), false)

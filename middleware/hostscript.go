@@ -9,6 +9,23 @@ import (
 	"net/http"
 )
 
+//go:generate go run ../internal/hostbuild/generate -root ..
+
+// HostScriptVersion is the version of the host script the kit serves, and
+// of the npm package @embedkit/host (hostpage/package.json) built from the
+// same source. A page that imports a package of another version than the
+// kit serving it is warned (a console warning and a version-mismatch
+// event).
+const HostScriptVersion = "0.1.0"
+
+// HostScriptVersionHeader is the response header of the frame endpoint's
+// answers that carries HostScriptVersion; the host script reads it when
+// it probes the endpoint with HEAD.
+const HostScriptVersionHeader = "Embedkit-Version"
+
+// hostScriptSource is generated from hostpage/src by internal/hostbuild
+// (go generate ./middleware); scripts/test.sh fails when it is stale.
+//
 //go:embed hostscript.js
 var hostScriptSource []byte
 
@@ -21,14 +38,41 @@ var hostScriptTypes []byte
 // hostScriptTypesTag is the ETag of hostScriptTypes.
 var hostScriptTypesTag = etag(hostScriptTypes)
 
+// HostSettings are the settings the host script needs: what the kit
+// fills into the script it serves, and what a page that imports the npm
+// package @embedkit/host passes to its configure(settings), or renders as
+// <meta name="embedkit" content="<this as JSON>"> for the module to read.
+// None of it is secret.
+type HostSettings struct {
+	// PlatformOrigin is the platform's origin: the only origin the script
+	// accepts messages from and posts actions to.
+	PlatformOrigin string `json:"platformOrigin"`
+	// SessionURL is Config.Paths.Session.
+	SessionURL string `json:"sessionURL"`
+	// FramePrefix is Config.Paths.Frame.
+	FramePrefix string `json:"framePrefix"`
+	// Version is HostScriptVersion.
+	Version string `json:"version"`
+}
+
+// HostSettings returns the settings of the kit's host script, for a page
+// that imports the npm package instead of loading Kit.HostScript:
+//
+//	b, _ := json.Marshal(kit.HostSettings())
+//	// html/template: <meta name="embedkit" content="{{.HostSettingsJSON}}">
+func (k *Kit) HostSettings() HostSettings {
+	return HostSettings{
+		PlatformOrigin: k.platformOrigin,
+		SessionURL:     k.cfg.Paths.Session,
+		FramePrefix:    k.cfg.Paths.Frame,
+		Version:        HostScriptVersion,
+	}
+}
+
 // renderHostScript fills in the host script's settings and returns it
 // with its ETag.
-func renderHostScript(platformOrigin, sessionPath, framePrefix string) ([]byte, string) {
-	cfg, err := json.Marshal(struct {
-		PlatformOrigin string `json:"platformOrigin"`
-		SessionURL     string `json:"sessionURL"`
-		FramePrefix    string `json:"framePrefix"`
-	}{platformOrigin, sessionPath, framePrefix})
+func renderHostScript(s HostSettings) ([]byte, string) {
+	cfg, err := json.Marshal(s)
 	if err != nil {
 		panic("middleware: encoding the host script settings: " + err.Error())
 	}

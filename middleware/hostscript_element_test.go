@@ -94,7 +94,7 @@ el.setAttribute("title", "Regional performance");
 el.setAttribute("fit", "viewport");
 el.setAttribute("min-height", "480");
 el.setAttribute("max-height", "720");
-el.setAttribute("renew-after", "5000");
+el.setAttribute("renew-after", "600000");
 el.id = "second";
 h.doc.body.appendChild(el);
 const iframes = el.children.filter((c) => c.localName === "iframe");
@@ -116,7 +116,7 @@ plain.setAttribute("target", "chat");
 h.doc.body.appendChild(plain);
 const own = h.doc.createElement("embedkit-frame");
 own.setAttribute("target", "sales");
-own.setAttribute("src", "/projects/42/analytics/frame");
+own.setAttribute("src", "/embed/frame/dashboard/regional-performance?locale=de-DE");
 h.doc.body.appendChild(own);
 return {
   count: iframes.length, attrs, style: f.style, methods, same, listed,
@@ -148,7 +148,7 @@ return {
 		"src": "/embed/frame/dashboard/regional-performance", "title": "Regional performance",
 		"referrerpolicy": "no-referrer", "allow": "fullscreen",
 		"data-embedkit-fit": "viewport", "data-embedkit-min-height": "480", "data-embedkit-max-height": "720",
-		"data-embedkit-renew-after": "5000",
+		"data-embedkit-renew-after": "600000", "data-embedkit-state": "loading", "aria-busy": "true",
 	}
 	if !maps.Equal(res.Attrs, want) {
 		t.Errorf("iframe attributes %v, want %v", res.Attrs, want)
@@ -184,7 +184,7 @@ return {
 	if res.Plain["title"] != "Analytics" || res.Plain["src"] != "/embed/frame/chat" {
 		t.Errorf("an element with only a target made %v", res.Plain)
 	}
-	if res.Own != "/projects/42/analytics/frame" {
+	if res.Own != "/embed/frame/dashboard/regional-performance?locale=de-DE" {
 		t.Errorf("the src attribute is not the iframe's src: %q", res.Own)
 	}
 }

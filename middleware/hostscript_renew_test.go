@@ -104,10 +104,10 @@ func startTime(t *testing.T, r *hostRun) float64 {
 // timer starts again.
 func TestHostScriptRenewTimer(t *testing.T) {
 	t.Parallel()
-	r := runHost(t, renewScenario(map[string]string{"data-embedkit-renew-after": "5000"}, `
+	r := runHost(t, renewScenario(map[string]string{"data-embedkit-renew-after": "300000"}, `
 fa.setLocale("de-DE");
 fa.setFilter("sales.region", "EMEA");
-await h.advance(4999);
+await h.advance(299999);
 const early = h.of("fetch").length;
 h.respond({status: 200});
 await h.advance(1);
@@ -130,9 +130,9 @@ return {t0, early, srcs, timers: h.timers()};
 		t.Fatalf("fetches %s, want one HEAD probe", js(fetches))
 	}
 	f := fetches[0]
-	if f.At-res.T0 != 5000 || f.Method != "HEAD" || f.URL != harnessHere+"/embed/frame/sales" || f.Credentials != "same-origin" ||
+	if f.At-res.T0 != 300000 || f.Method != "HEAD" || f.URL != harnessHere+"/embed/frame/sales" || f.Credentials != "same-origin" ||
 		f.Redirect != "manual" || f.Cache != "no-store" || !f.Signal || f.Body != nil {
-		t.Errorf("probe %s, want HEAD %s/embed/frame/sales at +5000 ms, same-origin, redirect manual, no-store, with a signal", js(f), harnessHere)
+		t.Errorf("probe %s, want HEAD %s/embed/frame/sales at +300000 ms, same-origin, redirect manual, no-store, with a signal", js(f), harnessHere)
 	}
 	srcs := r.of("src")
 	if res.Srcs != 2 || len(srcs) != 2 || srcs[1].Value != "/embed/frame/sales" || srcs[1].Frame != "a" {
@@ -150,20 +150,21 @@ return {t0, early, srcs, timers: h.timers()};
 	}
 	var after []string
 	for _, p := range r.posts("a") {
-		if p.At > res.T0+5000 {
+		if p.At > res.T0+300000 {
 			after = append(after, p.Msg.Type)
 		}
 	}
 	if want := []string{"cube:action:set-locale", "cube:action:set-filter"}; !slices.Equal(after, want) {
 		t.Errorf("after the renewal the frame got %v, want the kit's settings again %v", after, want)
 	}
-	if !slices.Equal(res.Timers, []float64{5000}) {
-		t.Errorf("pending timers %v, want the next renewal in 5000 ms only", res.Timers)
+	if !slices.Equal(res.Timers, []float64{300000}) {
+		t.Errorf("pending timers %v, want the next renewal in 300000 ms only", res.Timers)
 	}
 }
 
 // TestHostScriptRenewAfter: the renewal delay after ready, from
-// data-embedkit-renew-after (at least 1000 ms) or 22 hours.
+// data-embedkit-renew-after (at least 5 minutes: "22", meant as hours,
+// must not re-mint every second) or 22 hours.
 func TestHostScriptRenewAfter(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -171,9 +172,11 @@ func TestHostScriptRenewAfter(t *testing.T) {
 		want float64
 	}{
 		{"", 22 * 3600 * 1000},
-		{"5000", 5000},
-		{"10", 1000},
-		{"0", 1000},
+		{"600000", 600000},
+		{"300000", 300000},
+		{"299999", 300000},
+		{"22", 300000},
+		{"0", 300000},
 		{"soon", 22 * 3600 * 1000},
 	} {
 		t.Run(tc.attr, func(t *testing.T) {
@@ -196,15 +199,15 @@ func TestHostScriptRenewAfter(t *testing.T) {
 // the tab is visible again and the renewal is due, it runs at once.
 func TestHostScriptRenewWhenVisible(t *testing.T) {
 	t.Parallel()
-	r := runHost(t, renewScenario(map[string]string{"data-embedkit-renew-after": "60000"}, `
+	r := runHost(t, renewScenario(map[string]string{"data-embedkit-renew-after": "300000"}, `
 h.doc.visibilityState = "hidden";
-h.sleep(30000);
+h.sleep(150000);
 h.doc.visibilityState = "visible";
 h.fire("visibilitychange", "document");
 await h.flush();
 const notYet = h.of("fetch").length;
 h.doc.visibilityState = "hidden";
-h.sleep(40000);
+h.sleep(160000);
 h.doc.visibilityState = "visible";
 h.fire("visibilitychange", "document");
 await h.flush();
@@ -216,8 +219,8 @@ return {t0, notYet};
 	if res.NotYet != 0 {
 		t.Error("a renewal ran before it was due")
 	}
-	if got := r.fetchTimes(t0); !slices.Equal(got, []float64{70000}) {
-		t.Errorf("probes at %v, want one at +70000 ms when the tab became visible", got)
+	if got := r.fetchTimes(t0); !slices.Equal(got, []float64{310000}) {
+		t.Errorf("probes at %v, want one at +310000 ms when the tab became visible", got)
 	}
 }
 
@@ -497,9 +500,9 @@ return {t0, before};
 // timer while a renewal is under way start no second one.
 func TestHostScriptRenewOneAtATime(t *testing.T) {
 	t.Parallel()
-	r := runHost(t, renewScenario(map[string]string{"data-embedkit-renew-after": "1000"}, `
+	r := runHost(t, renewScenario(map[string]string{"data-embedkit-renew-after": "300000"}, `
 const fatal = () => h.event(a, "cube:event:error", {message: "expired", fatal: true, context: "embed-session"});
-await h.advance(1000);            // the timer starts a renewal; its probe hangs
+await h.advance(300000);            // the timer starts a renewal; its probe hangs
 fatal(); fatal();
 const p1 = fa.reload(), p2 = fa.reload();
 await h.advance(9999);
@@ -523,8 +526,8 @@ return {t0, during, settled};
 	if res.During != 1 {
 		t.Errorf("%d fetches while one probe was under way, want 1", res.During)
 	}
-	if got := r.fetchTimes(t0); !slices.Equal(got, []float64{1000, 12000, 14000}) {
-		t.Errorf("probes at %v, want [1000 12000 14000]", got)
+	if got := r.fetchTimes(t0); !slices.Equal(got, []float64{300000, 311000, 313000}) {
+		t.Errorf("probes at %v, want [300000 311000 313000]", got)
 	}
 	if n := len(r.of("abort")); n != 1 {
 		t.Errorf("%d aborted fetches, want the timed-out probe", n)

@@ -2,6 +2,7 @@ package middleware
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -27,7 +29,7 @@ func TestHostScriptServed(t *testing.T) {
 		t.Fatalf("status %d, headers %v", w.Code, w.Header())
 	}
 	js := w.Body.String()
-	if want := `var config = {"platformOrigin":"https://acme.example.com","sessionURL":"/embed/session","framePrefix":"/embed/frame/"};`; !strings.Contains(js, want) {
+	if want := `configure({"platformOrigin":"https://acme.example.com","sessionURL":"/embed/session","framePrefix":"/embed/frame/","version":"` + HostScriptVersion + `"});`; !strings.Contains(js, want) {
 		t.Errorf("script lacks its settings %s", want)
 	}
 	if strings.Contains(js, "EMBEDKIT_CONFIG") {
@@ -81,7 +83,7 @@ func TestHostScriptTypesServed(t *testing.T) {
 		w.Header().Get("X-Content-Type-Options") != "nosniff" {
 		t.Fatalf("status %d, headers %v", w.Code, w.Header())
 	}
-	if w.Body.String() != string(hostScriptTypes) || !strings.Contains(w.Body.String(), "declare var embedkit: embedkit.Api;") {
+	if w.Body.String() != string(hostScriptTypes) || !strings.Contains(w.Body.String(), "declare namespace embedkit {") {
 		t.Error("the body is not hostscript.d.ts")
 	}
 	if tag := w.Header().Get("ETag"); tag != hostScriptTypesTag {
@@ -90,15 +92,32 @@ func TestHostScriptTypesServed(t *testing.T) {
 	checkStatic(t, tk.HostScriptTypes(), "/embed/host.d.ts", w.Header().Get("ETag"))
 }
 
-// TestHostScriptVocabulary reads the script's source: every cube:event:*
-// and cube:action:* it names is in embed-protocol.json, the envelope
-// source is the contract's, the private dialect is gone, nothing posts to
-// "*", nothing is logged, and the session endpoint's answer is used for
-// its url only.
+// hostPageSource is the host page's one source, hostpage/src/index.js,
+// which the served script is generated from.
+func hostPageSource(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "hostpage", "src", "index.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestHostScriptVocabulary reads the script's source (the module and the
+// served bundle): every cube:event:* and cube:action:* it names is in
+// embed-protocol.json, the envelope source is the contract's, the private
+// dialect is gone, nothing posts to "*", the console is written in one
+// place only (warn, whose callers name no URL), and the session
+// endpoint's answer is used for its url only.
 func TestHostScriptVocabulary(t *testing.T) {
 	t.Parallel()
+	for name, src := range map[string]string{"hostpage/src/index.js": hostPageSource(t), "hostscript.js": string(hostScriptSource)} {
+		t.Run(name, func(t *testing.T) { checkVocabulary(t, src) })
+	}
+}
+
+func checkVocabulary(t *testing.T, src string) {
 	p := readProtocol(t)
-	src := string(hostScriptSource)
 	known := map[string]bool{}
 	for _, m := range append(slices.Clone(p.Events), p.Actions...) {
 		known[m.Type] = true
@@ -115,7 +134,7 @@ func TestHostScriptVocabulary(t *testing.T) {
 	if regexp.MustCompile(`["'` + "`" + `]cube:(?:event|action):["'` + "`" + `$]`).MatchString(src) {
 		t.Error("the script builds message types by concatenation, which this test cannot check")
 	}
-	if m := regexp.MustCompile(`var SOURCE = "([^"]*)";`).FindStringSubmatch(src); m == nil || m[1] != p.Envelope.Source {
+	if m := regexp.MustCompile(`(?:var|const) SOURCE = "([^"]*)";`).FindStringSubmatch(src); m == nil || m[1] != p.Envelope.Source {
 		t.Errorf("the script's source is %v, want %q", m, p.Envelope.Source)
 	}
 	for _, private := range []string{"platform-embed", "platform:", "session-expiring", "renew-session", "sessionId"} {
@@ -126,8 +145,17 @@ func TestHostScriptVocabulary(t *testing.T) {
 	if regexp.MustCompile(`postMessage\([^;]*["']\*["']`).MatchString(src) {
 		t.Error("the script posts to any origin")
 	}
-	if strings.Contains(src, "console.") {
-		t.Error("the script logs; it must never log what could carry a session")
+	if n := len(regexp.MustCompile(`\bconsole(?:\[|\.|\s*!==)`).FindAllString(src, -1)); n != 3 || !regexp.MustCompile(`typeof console\[level\] === "function"\) console\[level\]\("embedkit: " \+ message\)`).MatchString(src) {
+		t.Errorf("the script names the console %d times; only log(level, message) may write to it, so nothing that could carry a session is logged", n)
+	}
+	calls := regexp.MustCompile(`(?s)\blog\((.*?)\);\n`).FindAllStringSubmatch(src, -1)
+	if len(calls) < 3 {
+		t.Errorf("found %d log() calls; the check below sees too little", len(calls))
+	}
+	for _, m := range calls {
+		if regexp.MustCompile(`(?i)src|url|href|location|sessionId|payload|\.data\b`).MatchString(m[1]) {
+			t.Errorf("log(%s) may write a URL or a payload, which can carry a session id", m[1])
+		}
 	}
 	for _, m := range p.Actions {
 		if !m.Documented && strings.Count(src, `"`+m.Type+`"`) != 1 {
@@ -199,7 +227,7 @@ func TestHostScriptTypesDeclareProtocol(t *testing.T) {
 		}
 	}
 	kit := dtsFields(dtsBlock(t, src, "KitEvents"))
-	for _, name := range []string{"session-renewed", "session-ended", "renew-failed"} {
+	for _, name := range []string{"session-renewed", "session-ended", "renew-failed", "load-failed", "version-mismatch"} {
 		if _, ok := kit[name]; !ok {
 			t.Errorf("KitEvents lacks %q", name)
 		}
@@ -207,8 +235,8 @@ func TestHostScriptTypesDeclareProtocol(t *testing.T) {
 			t.Errorf("DomEvents lacks embedkit:%s", name)
 		}
 	}
-	if len(kit) != 3 {
-		t.Errorf("KitEvents declares %v, want the three kit events", kit)
+	if len(kit) != 5 {
+		t.Errorf("KitEvents declares %v, want the five kit events", kit)
 	}
 	actions := dtsBlock(t, src, "Actions") + dtsBlock(t, src, "FrameMethods")
 	for _, a := range p.Actions {
@@ -220,7 +248,8 @@ func TestHostScriptTypesDeclareProtocol(t *testing.T) {
 		}
 	}
 	for _, global := range []string{
-		`declare var embedkit: embedkit.Api;`,
+		`declare namespace embedkit {`,
+		`readonly embedkit: typeof embedkit;`,
 		`"embedkit-frame": embedkit.FrameElement;`,
 		`interface HTMLElementEventMap extends embedkit.DomEvents {}`,
 		`interface DocumentEventMap extends embedkit.DomEvents {}`,
@@ -232,15 +261,34 @@ func TestHostScriptTypesDeclareProtocol(t *testing.T) {
 }
 
 // TestHostScriptTypesCheck type-checks hostscript.d.ts and a host page
-// using it (testdata/hostscript/usage.ts) with tsc --strict. The page
-// also holds lines that must not compile (@ts-expect-error), so
-// declarations that are too loose fail too.
+// using it (testdata/hostscript/usage.ts) with tsc --strict, then the npm
+// package's module declarations (hostpage/index.d.ts) and a page that
+// imports the package (testdata/hostscript/module). The pages also hold
+// lines that must not compile (@ts-expect-error), so declarations that
+// are too loose fail too.
 func TestHostScriptTypesCheck(t *testing.T) {
 	t.Parallel()
+	tsc := tscPath(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, tsc, "--noEmit", "--strict", "--lib", "dom,es2017", "--target", "es2017",
+		"hostscript.d.ts", filepath.Join("testdata", "hostscript", "usage.ts")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("tsc: %v\n%s", err, out)
+	}
+	out, err = exec.CommandContext(ctx, tsc, "-p", filepath.Join("testdata", "hostscript", "module")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("tsc -p testdata/hostscript/module: %v\n%s", err, out)
+	}
+}
+
+// tscPath returns the TypeScript compiler: $EMBEDKIT_TSC, the one make
+// test installs into the clone's .cache, or tsc on PATH; the test fails
+// (never skips) without one.
+func tscPath(t *testing.T) string {
+	t.Helper()
 	tsc := os.Getenv("EMBEDKIT_TSC")
 	if tsc == "" {
-		// make test installs TypeScript into the clone's .cache; a plain
-		// go test finds it there too.
 		matches, _ := filepath.Glob("../.cache/typescript-*/node_modules/.bin/tsc")
 		if len(matches) > 0 {
 			tsc = matches[len(matches)-1]
@@ -249,11 +297,71 @@ func TestHostScriptTypesCheck(t *testing.T) {
 		}
 	}
 	nodePath(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, tsc, "--noEmit", "--strict", "--lib", "dom,es2017", "--target", "es2017",
-		"hostscript.d.ts", filepath.Join("testdata", "hostscript", "usage.ts")).CombinedOutput()
+	return tsc
+}
+
+// readmeHostPageSnippets returns the code blocks of lang in the README's
+// section "The host page".
+func readmeHostPageSnippets(t *testing.T, lang string) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "README.md"))
 	if err != nil {
-		t.Fatalf("tsc: %v\n%s", err, out)
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(b), "\n## The host page\n")
+	if !ok {
+		t.Fatal("README.md has no section \"The host page\"")
+	}
+	if i := strings.Index(section, "\n## "); i >= 0 {
+		section = section[:i]
+	}
+	var out []string
+	for _, m := range regexp.MustCompile("(?s)\n```"+regexp.QuoteMeta(lang)+"\n(.*?)\n```").FindAllStringSubmatch(section, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// TestReadmeTypeScript type-checks every TypeScript snippet of the
+// README's "The host page" with tsc --strict, as a module: a snippet
+// referencing ./host.d.ts against the served global declarations, the
+// others against the package's module declarations as "@embedkit/host".
+// The names the snippets leave to the reader's app (showDetails,
+// showProblem) are declared for them.
+func TestReadmeTypeScript(t *testing.T) {
+	t.Parallel()
+	tsc := tscPath(t)
+	snippets := readmeHostPageSnippets(t, "ts")
+	if len(snippets) < 3 {
+		t.Fatalf("found %d TypeScript snippets in the README's host page section; the test checks too little", len(snippets))
+	}
+	moduleTypes, err := filepath.Abs(filepath.Join("..", "hostpage", "index.d.ts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const prelude = "declare function showDetails(member: string, value: unknown): void;\n" +
+		"declare function showProblem(reason: string): void;\n"
+	for i, code := range snippets {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			write := func(name, text string) {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			write("prelude.d.ts", prelude)
+			write("host.d.ts", string(hostScriptTypes))
+			write("snippet.ts", code)
+			write("tsconfig.json", `{"compilerOptions": {"strict": true, "noEmit": true, "target": "es2022", "module": "esnext",
+  "moduleResolution": "bundler", "lib": ["dom", "es2022"], "types": [],
+  "paths": {"@embedkit/host": [`+strconv.Quote(moduleTypes)+`]}},
+  "files": ["prelude.d.ts", "snippet.ts"]}`)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			if out, err := exec.CommandContext(ctx, tsc, "-p", dir).CombinedOutput(); err != nil {
+				t.Errorf("README snippet %d does not compile: %v\n%s\n--- snippet ---\n%s", i, err, out, code)
+			}
+		})
 	}
 }

@@ -343,7 +343,7 @@ func New(cfg Config) (*Kit, error) {
 	} else {
 		k.queue = NewMemoryQueue(cfg.Now)
 	}
-	k.hostJS, k.hostJSTag = renderHostScript(k.platformOrigin, cfg.Paths.Session, cfg.Paths.Frame)
+	k.hostJS, k.hostJSTag = renderHostScript(k.HostSettings())
 	return k, nil
 }
 

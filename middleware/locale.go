@@ -22,12 +22,16 @@ const maxAcceptLanguage = 512
 // names are kept, so the cache is bounded by the zone database.
 var validZones sync.Map
 
+// MaxTimeZoneLength is the longest time zone name ValidTimeZone accepts
+// (the host script's setTimezone holds to it too).
+const MaxTimeZoneLength = 64
+
 // ValidTimeZone reports whether name is an IANA time zone name the
 // platform accepts: one time.LoadLocation knows, other than "Local" and
 // the empty name. Bare UTC offsets ("+02:00", "UTC+2") are not zone
 // names and are rejected; "Etc/GMT-2" and "UTC" are accepted.
 func ValidTimeZone(name string) bool {
-	if name == "" || name == "Local" || len(name) > 64 {
+	if name == "" || name == "Local" || len(name) > MaxTimeZoneLength {
 		return false
 	}
 	for _, c := range name {

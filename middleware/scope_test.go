@@ -265,6 +265,10 @@ func TestFrameProbeLearnsSignOut(t *testing.T) {
 			if w.Code != tt.status {
 				t.Errorf("status %d, want %d", w.Code, tt.status)
 			}
+			// The host script compares this with its own version when it probes.
+			if v := w.Header().Get(HostScriptVersionHeader); v != HostScriptVersion {
+				t.Errorf("%s %q, want %q", HostScriptVersionHeader, v, HostScriptVersion)
+			}
 			if tt.status == http.StatusSeeOther && !strings.HasPrefix(w.Header().Get("Location"), "/login?") {
 				t.Errorf("Location %q", w.Header().Get("Location"))
 			}

@@ -77,6 +77,19 @@ if [[ "$before" != "$after" ]]; then
 	exit 1
 fi
 
+step "host page generate (the served script and its types must be current)"
+# middleware/hostscript.js, hostscript.d.ts, hostpage/src/version.js and rules.js
+# are generated from hostpage/ by internal/hostbuild (esbuild's Go API).
+host_generated=(middleware/hostscript.js middleware/hostscript.d.ts hostpage/src/version.js hostpage/src/rules.js)
+before="$(sha256sum "${host_generated[@]}")"
+go generate ./middleware
+after="$(sha256sum "${host_generated[@]}")"
+if [[ "$before" != "$after" ]]; then
+	echo "hostbuild: generated files were stale; run 'go generate ./middleware' and commit the result"
+	exit 1
+fi
+echo ok
+
 step "browser protocol contract (testdata/embed-protocol.json)"
 # The committed copy is what a user's clone tests against; beside the
 # project's shared notes it must equal them.

@@ -18,7 +18,7 @@
 //   h.send(el, data, {origin, source}) any message
 //   h.listen(handle, name)          records what a listener gets
 //   h.respond(...specs)             scripts the next fetch answers:
-//                                   {status, json, retryAfter} | {opaque: true}
+//                                   {status, json, retryAfter, headers} | {opaque: true}
 //                                   | {network: true} | {hang: true}
 //   await h.advance(ms)             moves the fake clock, running due timers
 //   await h.until(cond, max, step) advances until cond() holds
@@ -29,7 +29,7 @@
 //   h.of(kind)                      the log entries of one kind
 //   h.win, h.doc                    the fake window and document
 // and returns a value, printed as "result". Everything the script did is in
-// "log" (post, fetch, src, dom, on, error entries, in order).
+// "log" (post, fetch, src, dom, on, error, console entries, in order).
 "use strict";
 const fs = require("fs");
 const vm = require("vm");
@@ -303,6 +303,14 @@ const win = {
     rafs.push(fn);
     return rafs.length;
   },
+  console: {
+    warn(message) {
+      log.push({ kind: "console", as: "warn", message: String(message) });
+    },
+    debug(message) {
+      log.push({ kind: "console", as: "debug", message: String(message) });
+    },
+  },
   reportError(err) {
     errors.push(String(err && err.message ? err.message : err));
     log.push({ kind: "error", message: String(err && err.message ? err.message : err) });
@@ -337,7 +345,13 @@ const win = {
         status,
         ok: status >= 200 && status < 300,
         type: spec.opaque ? "opaqueredirect" : "basic",
-        headers: { get: (n) => (n.toLowerCase() === "retry-after" && spec.retryAfter !== undefined ? String(spec.retryAfter) : null) },
+        headers: {
+          get: (n) => {
+            if (n.toLowerCase() === "retry-after" && spec.retryAfter !== undefined) return String(spec.retryAfter);
+            for (const [k, v] of Object.entries(spec.headers || {})) if (k.toLowerCase() === n.toLowerCase()) return v;
+            return null;
+          },
+        },
         json: () => (spec.badJSON ? Promise.reject(new SyntaxError("bad JSON")) : Promise.resolve(clone(spec.json))),
       });
     });

@@ -1,0 +1,423 @@
+// TypeScript declarations of @embedkit/host, the embedkit host page as an
+// ES module:
+//
+//   import { configure, frame, type FrameEvent } from "@embedkit/host";
+//   configure({ platformOrigin: "https://acme.example.com" });
+//   frame("#sales").on("drilldown", (e: FrameEvent<"drilldown">) => show(e.payload.member));
+//
+// The global script the kit serves (Kit.HostScript) has the same API as
+// window.embedkit; its declarations (Kit.HostScriptTypes) are generated
+// from this file by internal/hostbuild: everything below the next line
+// becomes the namespace `embedkit`, except what is marked module-only.
+// Event payloads follow the platform's documented postMessage catalog
+// (testdata/embed-protocol.json); the kit's tests keep the two in step.
+// ---- declarations ----
+/** The embedded surface an event comes from. */
+export type Surface = "dashboard" | "app" | "chat";
+
+// ---- the platform's documented events (cube:event:*) -----------------------
+
+/** `cube:event:ready`: once per session, when the embed has mounted. */
+export interface ReadyPayload {
+  embedTenant: string | null;
+  deploymentId: number | null;
+  mode: "signed" | "private";
+  surface: Surface;
+  publicId?: string;
+}
+
+/** `cube:event:view`: the embed shows a view (at mount and after each navigation). */
+export interface ViewPayload {
+  surface: Surface;
+  path: string;
+  publicId?: string;
+  title?: string;
+}
+
+/** `cube:event:navigate`: an in-embed navigation. */
+export interface NavigatePayload {
+  path: string;
+  previousPath?: string;
+}
+
+/** `cube:event:dashboard-loaded`: a dashboard's widgets have rendered. */
+export interface DashboardLoadedPayload {
+  publicId?: string;
+  widgetCount?: number;
+  loadDurationMs?: number;
+}
+
+/** `cube:event:download`: the viewer downloaded data; never the rows themselves. */
+export interface DownloadPayload {
+  format: "csv" | "xlsx" | "png" | "pdf";
+  target: "widget" | "dashboard";
+  widgetId?: string;
+  title?: string;
+  rowCount?: number;
+}
+
+/** `cube:event:drilldown`: the viewer drilled into a value. */
+export interface DrilldownPayload {
+  member: string;
+  value?: unknown;
+  widgetId?: string;
+}
+
+/** `cube:event:ai-query`: a question to the embedded chat. */
+export interface AiQueryPayload {
+  query: string;
+  status: "submitted" | "completed" | "error";
+  chatId?: string;
+  agentId?: string;
+}
+
+/**
+ * `cube:event:error`. A fatal error whose context is not "embed-render"
+ * makes the kit load the frame with a new session.
+ */
+export interface ErrorPayload {
+  message: string;
+  name?: string;
+  context?: string;
+  fatal?: boolean;
+}
+
+/** The platform's documented events by the kit's name (the type without `cube:event:`). */
+export interface PlatformEvents {
+  "ready": ReadyPayload;
+  "view": ViewPayload;
+  "navigate": NavigatePayload;
+  "dashboard-loaded": DashboardLoadedPayload;
+  "download": DownloadPayload;
+  "drilldown": DrilldownPayload;
+  "ai-query": AiQueryPayload;
+  "error": ErrorPayload;
+}
+
+// ---- the kit's own events (embedkit:*) ------------------------------------
+
+/** The frame is ready again after the kit loaded it with a new session. */
+export interface SessionRenewedPayload {
+  /** expiring: the timed renewal; error: after a fatal error event; reload: reload(). */
+  reason: "expiring" | "error" | "reload";
+}
+
+/** The frame endpoint or the session endpoint said the viewer is signed out. */
+export interface SessionEndedPayload {
+  status: 401;
+}
+
+/** One renewal attempt failed. */
+export interface RenewFailedPayload {
+  /** The HTTP status, when the endpoint answered. */
+  status?: number;
+  message: string;
+  /** The attempt's number within this renewal, from 1. */
+  attempt: number;
+  /** When the next attempt runs; null: the kit gave up. */
+  retryInMs: number | null;
+}
+
+/**
+ * The kit serving the page has another host script version than this
+ * package (from the settings, or the frame endpoint's Embedkit-Version
+ * header); also warned on the console, once.
+ */
+export interface VersionMismatchPayload {
+  packageVersion: string;
+  kitVersion: string;
+}
+
+/**
+ * The frame's first load did not report ready in time (30 s, or
+ * data-embedkit-ready-timeout): the reason comes from a HEAD probe of the
+ * frame endpoint. Also warned on the console.
+ */
+export interface LoadFailedPayload {
+  /**
+   * signed-out: 401 (the frame's state is ended, and session-ended fires
+   * too); refused-origin: 403; unavailable: 5xx, 408, 429 or no answer;
+   * rejected: another 4xx; never-ready: the endpoint answers, so the
+   * embed itself was blocked (a Content-Security-Policy or
+   * X-Frame-Options) or failed.
+   */
+  reason: LoadFailure;
+  status?: number;
+  message: string;
+}
+
+/** The kit's own events. */
+export interface KitEvents {
+  "session-renewed": SessionRenewedPayload;
+  "session-ended": SessionEndedPayload;
+  "renew-failed": RenewFailedPayload;
+  "load-failed": LoadFailedPayload;
+  "version-mismatch": VersionMismatchPayload;
+}
+
+/** Every event a frame handle reports, by name. */
+export interface Events extends PlatformEvents, KitEvents {}
+
+export type PlatformEventName = keyof PlatformEvents;
+export type KitEventName = keyof KitEvents;
+export type EventName = keyof Events;
+
+/** What a listener receives, and the `detail` of the DOM event. */
+export interface FrameEvent<N extends EventName = EventName> {
+  readonly name: N;
+  /** The wire type: `cube:event:<name>`, or `embedkit:<name>` for the kit's own. */
+  readonly type: N extends KitEventName ? `embedkit:${N}` : `cube:event:${N}`;
+  /**
+   * A frozen copy with null-prototype objects: no listener can change what
+   * the kit decides on or what another listener sees. Its text comes from
+   * the embedded page: treat it as untrusted (never as HTML).
+   */
+  readonly payload: Readonly<Events[N]>;
+  /** The event's surface; for the kit's own events the frame's last known one. */
+  readonly surface: Surface | null;
+  /** Epoch milliseconds. */
+  readonly timestamp: number;
+}
+
+/** Any event, narrowed by its `name`. */
+export type AnyFrameEvent = { [N in EventName]: FrameEvent<N> }[EventName];
+
+export type Listener<N extends EventName> = (this: Frame, event: FrameEvent<N>) => void;
+export type AnyListener = (this: Frame, event: AnyFrameEvent) => void;
+
+// ---- actions --------------------------------------------------------------
+
+export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+
+/** The payload of `cube:action:set-theme` (the platform's EmbedTheme). */
+export interface Theme {
+  primaryColor?: string;
+  font?: string;
+  borderRadius?: string | number;
+  [key: string]: Json | undefined;
+}
+
+export type ColorScheme = "light" | "dark" | "auto";
+
+/** A member such as "orders.status". */
+export type Member = `${string}.${string}`;
+export type FilterScalar = string | number | boolean;
+/** A value, a non-empty list of values (equals any), or null to clear the filter. */
+export type FilterValue = FilterScalar | readonly FilterScalar[] | null;
+
+/**
+ * The documented actions that a frame and the page as a whole take. An
+ * action sent before the frame is ready waits in a queue and is sent once
+ * it is. Each returns a promise: the protocol has no acknowledgement, so a
+ * setting's promise resolves when the message is posted to a ready frame;
+ * refresh's when the next `dashboard-loaded` arrives. A frame that ends or
+ * fails rejects what is pending with a {@link FrameError}. Page-wide, the
+ * promise settles when every frame's has.
+ */
+export interface Actions {
+  /** `cube:action:set-locale` {locale}, e.g. "de-DE". */
+  setLocale(locale: string): Promise<void>;
+  /**
+   * `cube:action:set-timezone` {timezone}, an IANA name. The platform's
+   * docs reference this action without cataloguing it: an extra only.
+   */
+  setTimezone(timeZone: string): Promise<void>;
+  /** `cube:action:set-theme`, the theme object as the payload. */
+  setTheme(theme: Theme): Promise<void>;
+  /** `cube:action:set-color-scheme` {scheme}. */
+  setColorScheme(scheme: ColorScheme): Promise<void>;
+  /**
+   * `cube:action:set-filter` {filterUrlParameter: `f_<member>=<percent-encoded {"value": value}>`}.
+   * A viewer-side control, not security.
+   */
+  setFilter(member: Member, value: FilterValue): Promise<void>;
+  /** `cube:action:refresh`. Resolves on the next `dashboard-loaded`. */
+  refresh(): Promise<unknown>;
+}
+
+/** A frame's state: also its iframe's `data-embedkit-state` (and `aria-busy="true"` while loading or renewing). */
+export type FrameState = "loading" | "ready" | "renewing" | "ended" | "failed";
+
+/** The settings the host made through the script: `frame.settings()`. */
+export interface HostSettings {
+  readonly locale?: string;
+  readonly timezone?: string;
+  readonly theme?: Theme;
+  readonly colorScheme?: ColorScheme;
+}
+
+/** What a frame handle and an `<embedkit-frame>` element offer. */
+export interface FrameMethods extends Actions {
+  /**
+   * Adds a listener (once per name and function); returns a function that
+   * removes it. A `ready` listener added once the frame is ready gets the
+   * last ready event at once (in a microtask).
+   */
+  on<N extends EventName>(name: N, listener: Listener<N>): () => void;
+  on(name: "*", listener: AnyListener): () => void;
+  off<N extends EventName>(name: N, listener: Listener<N>): void;
+  off(name: "*", listener: AnyListener): void;
+  /**
+   * `cube:action:navigate` {path}: one of the platform's embed path forms,
+   * such as "/embed/dashboard/sales" (no query, fragment, encoded slash or
+   * dot segment). Resolves with the `view` or `navigate` event of that path.
+   */
+  navigate(path: `/embed/${string}`): Promise<FrameEvent<"view"> | FrameEvent<"navigate">>;
+  /**
+   * The filters the host set through the script, by member (cleared ones
+   * left out). The host's view only: the platform sends no event when the
+   * viewer changes a filter inside the embed.
+   */
+  filters(): Readonly<Record<string, FilterScalar | readonly FilterScalar[]>>;
+  /** The locale, time zone, theme and colour scheme the host set through the script. */
+  settings(): HostSettings;
+  /**
+   * Loads the frame again with a new session. Resolves with the ready
+   * event; rejects with a ReloadError on sign-out or when renewal gives up.
+   */
+  reload(): Promise<FrameEvent<"ready">>;
+}
+
+/** What a frame's state tells, read from the handle or the `<embedkit-frame>`. */
+export interface FrameStatus {
+  /** The frame's state now. */
+  readonly state: FrameState;
+  /**
+   * A promise of the current ready event: resolved once the frame is
+   * ready, replaced by a new one when the frame reloads, rejected with a
+   * {@link FrameError} when it ends or fails.
+   */
+  readonly ready: Promise<FrameEvent<"ready">>;
+  /** The last `view` payload, or null. */
+  readonly view: Readonly<ViewPayload> | null;
+}
+
+/** The handle of one managed frame: `embedkit.frame(el)`. */
+export interface Frame extends FrameMethods, FrameStatus {
+  readonly element: HTMLIFrameElement;
+}
+
+/** How reload() fails. */
+export interface ReloadError extends Error {
+  name: "EmbedkitReloadError";
+  reason: "session-ended" | "renew-failed" | "released";
+  status?: number;
+}
+
+/** Why a frame's first load failed: the `load-failed` event's reason. */
+export type LoadFailure = "signed-out" | "refused-origin" | "unavailable" | "rejected" | "never-ready";
+
+/** How pending actions and `frame.ready` fail when the frame ends or fails. */
+export interface FrameError extends Error {
+  name: "EmbedkitFrameError";
+  reason: "session-ended" | "renew-failed" | LoadFailure | "released";
+  status?: number;
+}
+
+/** The page-wide API (window.embedkit for the served script). Its actions reach every managed frame, and frames added later. */
+export interface Api extends Actions {
+  /** The handle of an `<iframe data-embedkit>` or `<embedkit-frame>`, or of the one a selector names. */
+  frame(element: Element | string): Frame;
+  frames(): Frame[];
+  release(frame: Frame | Element | string): boolean;
+  debug(on: boolean): void;
+  readonly version: string;
+}
+
+/**
+ * `<embedkit-frame target="sales" [src] [title] [fit] [min-height] [max-height]
+ * [renew-after] [ready-timeout] [debug] [loading] [allow] ...>`. src, when
+ * given, must be a same-origin path under the kit's frame endpoint.
+ */
+export interface FrameElement extends HTMLElement, FrameMethods, FrameStatus {
+  readonly frame: Frame;
+}
+
+/** The `embedkit:<name>` DOM events, dispatched on the iframe; they bubble. */
+export interface DomEvents {
+  "embedkit:ready": CustomEvent<FrameEvent<"ready">>;
+  "embedkit:view": CustomEvent<FrameEvent<"view">>;
+  "embedkit:navigate": CustomEvent<FrameEvent<"navigate">>;
+  "embedkit:dashboard-loaded": CustomEvent<FrameEvent<"dashboard-loaded">>;
+  "embedkit:download": CustomEvent<FrameEvent<"download">>;
+  "embedkit:drilldown": CustomEvent<FrameEvent<"drilldown">>;
+  "embedkit:ai-query": CustomEvent<FrameEvent<"ai-query">>;
+  "embedkit:error": CustomEvent<FrameEvent<"error">>;
+  "embedkit:session-renewed": CustomEvent<FrameEvent<"session-renewed">>;
+  "embedkit:session-ended": CustomEvent<FrameEvent<"session-ended">>;
+  "embedkit:renew-failed": CustomEvent<FrameEvent<"renew-failed">>;
+  "embedkit:load-failed": CustomEvent<FrameEvent<"load-failed">>;
+  "embedkit:version-mismatch": CustomEvent<FrameEvent<"version-mismatch">>;
+}
+// ---- the API ----------------------------------------------------------------
+
+/** This package's version; the kit's host script version is the same for a matching pair. */
+export const version: string;
+
+/** The handle of an `<iframe data-embedkit>` or `<embedkit-frame>`, or of the one a selector names; the same object each time. */
+export function frame(element: Element | string): Frame;
+/** The handles of every managed frame of the page. */
+export function frames(): Frame[];
+/**
+ * Stops managing a frame that the page or a component removes: its timers
+ * stop, its probe is aborted, its listeners are dropped, what waits on it
+ * is rejected (reason "released") and its handle stops working. Reports
+ * whether there was a frame to release. A frame still in the page with
+ * data-embedkit is managed again, as new, at the next scan.
+ */
+export function release(frame: Frame | Element | string): boolean;
+/**
+ * Debug mode for the page: every message from a frame is logged to the
+ * console as accepted or dropped, with the reason (wrong origin, wrong
+ * source, wrong direction, unknown type, unmanaged frame); type and origin
+ * only, never the payload. `data-embedkit-debug` on an iframe (`debug` on
+ * `<embedkit-frame>`) does it for that frame.
+ */
+export function debug(on: boolean): void;
+/** `cube:action:set-locale` to every managed frame, and to frames added later. */
+export function setLocale(locale: string): Promise<void>;
+/** `cube:action:set-timezone` (an optional extra) to every managed frame, and to frames added later. */
+export function setTimezone(timeZone: string): Promise<void>;
+/** `cube:action:set-theme` to every managed frame, and to frames added later. */
+export function setTheme(theme: Theme): Promise<void>;
+/** `cube:action:set-color-scheme` to every managed frame, and to frames added later. */
+export function setColorScheme(scheme: ColorScheme): Promise<void>;
+/** `cube:action:set-filter` to every managed frame, and to frames added later. */
+export function setFilter(member: Member, value: FilterValue): Promise<void>;
+/** `cube:action:refresh` to every managed frame; resolves once each has sent `dashboard-loaded`. */
+export function refresh(): Promise<void>;
+
+// <module-only>
+/**
+ * The kit's settings for the page, as Kit.HostSettings() returns them on
+ * the server (the served script has them filled in).
+ */
+export interface Settings {
+  /** The platform's origin, e.g. "https://acme.example.com": the only origin messages are accepted from and actions posted to. */
+  platformOrigin: string;
+  /** Config.Paths.Session, a same-origin path; default "/embed/session". */
+  sessionURL?: string;
+  /** Config.Paths.Frame, a same-origin path ending in "/"; default "/embed/frame/". */
+  framePrefix?: string;
+  /** The kit's host script version (middleware.HostScriptVersion), checked against this package's. */
+  version?: string;
+}
+
+/**
+ * Sets the kit's settings and starts managing the page's frames. Without
+ * it, the module reads `<meta name="embedkit" content="<JSON of Kit.HostSettings()>">`.
+ * Throws a TypeError naming a bad setting; throws when called again with
+ * other settings.
+ */
+export function configure(settings: Settings): void;
+// </module-only>
+
+declare global {
+  interface HTMLElementTagNameMap {
+    "embedkit-frame": FrameElement;
+  }
+
+  interface HTMLElementEventMap extends DomEvents {}
+  interface DocumentEventMap extends DomEvents {}
+  interface WindowEventMap extends DomEvents {}
+}
