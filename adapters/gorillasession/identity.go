@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/securecookie"
@@ -47,6 +49,12 @@ type Identity struct {
 	// pre-logout cookie no longer logs anyone in. Without it a cookie store
 	// cannot invalidate a cookie before its MaxAge.
 	Revocations Revocations
+	// Logger receives the one warning of a Secure cookie over plain http
+	// (see Viewer). Nil means slog.Default().
+	Logger *slog.Logger
+
+	// plainHTTPWarned is set once the plain-http warning is logged.
+	plainHTTPWarned atomic.Bool
 }
 
 var _ middleware.Identity = (*Identity)(nil)
@@ -69,6 +77,9 @@ func (id *Identity) now() time.Time {
 // fresh session: the user is logged out.
 func (id *Identity) session(r *http.Request) (*sessions.Session, error) {
 	sess, err := id.store.Get(r, id.name)
+	if sess != nil && sess.Options != nil && sess.Options.Secure {
+		id.checkScheme(r)
+	}
 	if err != nil {
 		var scErr securecookie.Error
 		// securecookie checks the length and the signature before it
@@ -138,6 +149,12 @@ func (id *Identity) Save(w http.ResponseWriter, r *http.Request, v *middleware.V
 // session holds none, when the cookie does not decode (tampered, expired,
 // or signed with a retired key), and when Revocations says the session was
 // revoked.
+//
+// When the session cookie is Secure and a request reaches Viewer, Save or
+// Clear over plain http (no TLS, and no https origin recorded by a trusted
+// proxy through middleware.WithRequestOrigin), the Identity logs one
+// warning at Warn on Logger, naming the fix: browsers drop a Secure cookie
+// over http, so sign-in would loop back to the login page in silence.
 func (id *Identity) Viewer(r *http.Request) (*middleware.Viewer, error) {
 	sess, err := id.session(r)
 	if err != nil {
@@ -214,6 +231,34 @@ func (id *Identity) end(r *http.Request, sess *sessions.Session) error {
 		return fmt.Errorf("gorillasession: revoking session: %w", err)
 	}
 	return nil
+}
+
+// checkScheme warns once when r, whose session cookie is Secure, arrived
+// over plain http: browsers do not send a Secure cookie back over http, so
+// every sign-in answers with a cookie that never returns and the viewer is
+// sent to sign in again, without an error anywhere. A request counts as
+// https when it came over TLS, or when a trusted proxy said so through
+// middleware.WithRequestOrigin (proxyheaders.Identity.ForwardedOrigin
+// does, from X-Forwarded-Proto); an X-Forwarded-Proto header alone does
+// not count, since any client can send one.
+func (id *Identity) checkScheme(r *http.Request) {
+	if r.TLS != nil || id.plainHTTPWarned.Load() {
+		return
+	}
+	if origin, ok := middleware.RequestOrigin(r.Context()); ok && strings.HasPrefix(origin, "https://") {
+		return
+	}
+	if id.plainHTTPWarned.CompareAndSwap(false, true) {
+		log := id.Logger
+		if log == nil {
+			log = slog.Default()
+		}
+		log.LogAttrs(r.Context(), slog.LevelWarn,
+			"gorillasession: the session cookie is Secure but this request came over plain http: browsers will not send the cookie back, so every sign-in loops back to the login page. "+
+				"For development over http://127.0.0.1, set store.Options.Secure = false on the cookie store (never for a deployment reached over https); "+
+				"behind a proxy that terminates TLS, pass its X-Forwarded-Proto through proxyheaders.Identity.ForwardedOrigin (middleware.WithRequestOrigin)",
+			slog.String("session", id.name), slog.String("host", r.Host), slog.String("path", r.URL.Path))
+	}
 }
 
 // storedViewerOf decodes the viewer value of sess.
