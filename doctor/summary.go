@@ -28,8 +28,11 @@ type Summary struct {
 
 // TargetSummary is one target of a Summary.
 type TargetSummary struct {
-	Name     string `json:"name"`
-	Kind     string `json:"kind"`
+	// Name is the target's name in Config.Targets.
+	Name string `json:"name"`
+	// Kind is its Kind: dashboard, app or chat.
+	Kind string `json:"kind"`
+	// PublicID is a dashboard target's public id.
 	PublicID string `json:"publicId,omitempty"`
 }
 

@@ -157,7 +157,7 @@ const (
 	// (at most 24 hours).
 	LogoutStepEmbeds LogoutStep = "embeds"
 	// LogoutStepLogin: the ended login could not be recorded in the list
-	// of ended logins (gorillasession.Revocations). The browser's cookie
+	// of ended logins (middleware.EndedLogins). The browser's cookie
 	// was expired, but a copy taken before logout still signs in until
 	// it expires.
 	LogoutStepLogin LogoutStep = "login"

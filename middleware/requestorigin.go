@@ -34,3 +34,11 @@ func requestOrigin(ctx context.Context) (string, bool) {
 	o, ok := ctx.Value(requestOriginKey{}).(string)
 	return o, ok
 }
+
+// RequestOrigin returns the origin WithRequestOrigin recorded in ctx ("" if
+// it was malformed) and whether one was recorded. Adapters read it to learn
+// what a trusted proxy said about the request, such as that the browser
+// reached it over https, without reading X-Forwarded-* themselves.
+func RequestOrigin(ctx context.Context) (origin string, ok bool) {
+	return requestOrigin(ctx)
+}

@@ -92,3 +92,26 @@ func TestOwnOriginFromRequestOrigin(t *testing.T) {
 		})
 	}
 }
+
+// TestRequestOrigin: RequestOrigin reads back what WithRequestOrigin
+// recorded, "" for a malformed origin, and reports none recorded.
+func TestRequestOrigin(t *testing.T) {
+	tests := []struct {
+		name     string
+		ctx      context.Context
+		want     string
+		recorded bool
+	}{
+		{"none recorded", context.Background(), "", false},
+		{"https origin", WithRequestOrigin(context.Background(), "https://app.example.com"), "https://app.example.com", true},
+		{"malformed origin", WithRequestOrigin(context.Background(), "https://app.example.com/path"), "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := RequestOrigin(tt.ctx)
+			if got != tt.want || ok != tt.recorded {
+				t.Errorf("RequestOrigin = %q, %v; want %q, %v", got, ok, tt.want, tt.recorded)
+			}
+		})
+	}
+}

@@ -29,6 +29,20 @@
 // KeysFromEnv reads rotating keys, newest first, from one value such as a
 // SESSION_KEYS variable.
 //
+// Browsers never send a Secure cookie back over plain http, so an app
+// reached at http://127.0.0.1 answers every sign-in with a cookie that
+// does not return, and the viewer lands on the login page again. For
+// development over http, set the store's Options.Secure = false (never for
+// a deployment reached over https):
+//
+//	store := gorillasession.SecureCookieStore(keys...)
+//	store.Options.Secure = false // development over http://127.0.0.1 only
+//
+// An Identity whose cookie is Secure logs one warning (Identity.Logger)
+// when a request arrives over plain http, without TLS and without an https
+// origin recorded by a trusted proxy (middleware.WithRequestOrigin, which
+// proxyheaders.Identity.ForwardedOrigin sets from X-Forwarded-Proto).
+//
 // Its cookies are written with CompactSerializer, a small binary form of
 // the session's values that decodes without reflection, in place of
 // securecookie's gob, which compiled its type information again for every

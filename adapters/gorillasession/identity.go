@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/securecookie"
@@ -59,15 +60,19 @@ type Identity struct {
 	// anew, for another MaxAge). Zero leaves the cookie's MaxAge, renewed
 	// by every save, as the only bound.
 	MaxLifetime time.Duration
-	// Logger receives a record when Clear could not write the ended login
-	// to EndedLogins (no session key, only the list's error). Default:
-	// none.
+	// Logger receives the Identity's records: the one warning of a Secure
+	// cookie over plain http (see Viewer), and an ended login Clear could
+	// not write to EndedLogins (no session key, only the list's error).
+	// Nil means slog.Default().
 	Logger *slog.Logger
 	// Metrics counts the logouts Clear could not record, when it
 	// implements middleware.LogoutMetrics (the kit's Prometheus and
 	// OpenTelemetry adapters do). Pass the Kit's Config.Metrics. Default:
 	// none.
 	Metrics middleware.Metrics
+
+	// plainHTTPWarned is set once the plain-http warning is logged.
+	plainHTTPWarned atomic.Bool
 }
 
 var _ middleware.Identity = (*Identity)(nil)
@@ -90,6 +95,9 @@ func (id *Identity) now() time.Time {
 // fresh session: the user is logged out.
 func (id *Identity) session(r *http.Request) (*sessions.Session, error) {
 	sess, err := id.store.Get(r, id.name)
+	if sess != nil && sess.Options != nil && sess.Options.Secure {
+		id.checkScheme(r)
+	}
 	if err != nil {
 		var scErr securecookie.Error
 		// securecookie checks the length and the signature before it
@@ -159,6 +167,12 @@ func (id *Identity) Save(w http.ResponseWriter, r *http.Request, v *middleware.V
 // session holds none, when the cookie does not decode (tampered, expired,
 // or signed with a retired key), when the login is older than
 // MaxLifetime, and when EndedLogins says the login ended.
+//
+// When the session cookie is Secure and a request reaches Viewer, Save or
+// Clear over plain http (no TLS, and no https origin recorded by a trusted
+// proxy through middleware.WithRequestOrigin), the Identity logs one
+// warning at Warn on Logger, naming the fix: browsers drop a Secure cookie
+// over http, so sign-in would loop back to the login page in silence.
 func (id *Identity) Viewer(r *http.Request) (*middleware.Viewer, error) {
 	sess, err := id.session(r)
 	if err != nil {
@@ -221,7 +235,7 @@ func (id *Identity) Clear(w http.ResponseWriter, r *http.Request) error {
 		return saveErr
 	}
 	if err := id.record(r.Context(), rec, maxAge); err != nil {
-		middleware.ReportLogoutIncomplete(r.Context(), id.Logger, id.Metrics, middleware.LogoutStepLogin, err)
+		middleware.ReportLogoutIncomplete(r.Context(), id.logger(), id.Metrics, middleware.LogoutStepLogin, err)
 		return errors.Join(saveErr, err)
 	}
 	return saveErr
@@ -269,6 +283,38 @@ func (id *Identity) record(ctx context.Context, rec storedViewer, maxAge int) er
 		return fmt.Errorf("%w: %w", ErrNotRecorded, err)
 	}
 	return nil
+}
+
+// checkScheme warns once when r, whose session cookie is Secure, arrived
+// over plain http: browsers do not send a Secure cookie back over http, so
+// every sign-in answers with a cookie that never returns and the viewer is
+// sent to sign in again, without an error anywhere. A request counts as
+// https when it came over TLS, or when a trusted proxy said so through
+// middleware.WithRequestOrigin (proxyheaders.Identity.ForwardedOrigin
+// does, from X-Forwarded-Proto); an X-Forwarded-Proto header alone does
+// not count, since any client can send one.
+func (id *Identity) checkScheme(r *http.Request) {
+	if r.TLS != nil || id.plainHTTPWarned.Load() {
+		return
+	}
+	if origin, ok := middleware.RequestOrigin(r.Context()); ok && strings.HasPrefix(origin, "https://") {
+		return
+	}
+	if id.plainHTTPWarned.CompareAndSwap(false, true) {
+		id.logger().LogAttrs(r.Context(), slog.LevelWarn,
+			"gorillasession: the session cookie is Secure but this request came over plain http: browsers will not send the cookie back, so every sign-in loops back to the login page. "+
+				"For development over http://127.0.0.1, set store.Options.Secure = false on the cookie store (never for a deployment reached over https); "+
+				"behind a proxy that terminates TLS, pass its X-Forwarded-Proto through proxyheaders.Identity.ForwardedOrigin (middleware.WithRequestOrigin)",
+			slog.String("session", id.name), slog.String("host", r.Host), slog.String("path", r.URL.Path))
+	}
+}
+
+// logger is Logger, or slog.Default().
+func (id *Identity) logger() *slog.Logger {
+	if id.Logger != nil {
+		return id.Logger
+	}
+	return slog.Default()
 }
 
 // storedViewerOf decodes the viewer value of sess.

@@ -13,7 +13,7 @@ import (
 )
 
 // TestEndedLoginsConformance runs the shared suite of lists of ended
-// sessions; a second Revocations on the same prefix is another instance.
+// sessions; a second EndedLogins on the same prefix is another instance.
 func TestEndedLoginsConformance(t *testing.T) {
 	eachServer(t, func(t *testing.T, srv server) {
 		c := srv.client(t)

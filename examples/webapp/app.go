@@ -120,6 +120,7 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		a.sessionName = SecureSessionName
 	}
 	a.identity = gorillasession.New(a.store, a.sessionName)
+	a.identity.Logger = a.log
 	a.identity.Now = cfg.Now
 	a.identity.Logger, a.identity.Metrics = cfg.Logger, cfg.Metrics
 	a.csrfKey = deriveKey(cfg.SessionKeys[0], "ledgerly csrf token key v1")

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
@@ -53,6 +54,7 @@ func testSignIn(t *testing.T, s *stack, u demoUser) {
 	if e.Viewer != u.name {
 		t.Errorf("embed viewer name %q, want %q", e.Viewer, u.name)
 	}
+	checkDemoChrome(t, tab)
 	for _, r := range e.Rows {
 		if r.Region != u.region {
 			t.Errorf("embed shows a %s row (%s) to %s, who may see %s only", r.Region, r.Month, u.username, u.region)
@@ -384,4 +386,38 @@ func writeFile(t *testing.T, dst string, b []byte) {
 		t.Fatal(err)
 	}
 	t.Log("updated", dst)
+}
+
+// checkDemoChrome checks, in the embed, that the demo's Target.Chrome
+// (edit and duplicate buttons hidden, exports allowed) shows as it would
+// on the platform, and that the navigation offers no test-only dashboard.
+func checkDemoChrome(t *testing.T, tab context.Context) {
+	t.Helper()
+	raw, err := inEmbed[string](tab, `(() => {
+		const shown = (id) => { const el = document.getElementById(id); return el ? el.checkVisibility() : null; };
+		return JSON.stringify({
+			title: shown("dashboard-title"), edit: shown("edit-button"), duplicate: shown("duplicate-button"),
+			exportMenu: shown("export-menu"), download: shown("download-csv"),
+			nav: Array.from(document.querySelectorAll("#embed-nav a")).map((a) => a.textContent),
+		});
+	})()`)
+	if err != nil {
+		t.Fatalf("read the embed's chrome: %v", err)
+	}
+	var got struct {
+		Title, Edit, Duplicate, ExportMenu, Download *bool
+		Nav                                          []string
+	}
+	if err := json.Unmarshal([]byte(raw), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"title": true, "edit": false, "duplicate": false, "export menu": true, "download": true}
+	for name, v := range map[string]*bool{"title": got.Title, "edit": got.Edit, "duplicate": got.Duplicate, "export menu": got.ExportMenu, "download": got.Download} {
+		if v == nil || *v != want[name] {
+			t.Errorf("embed %s shown = %v, want %v (the demo's Target.Chrome)", name, v, want[name])
+		}
+	}
+	if len(got.Nav) == 0 || slices.Contains(got.Nav, "Broken") {
+		t.Errorf("embed navigation %q, want the demo's dashboards without the test-only Broken", got.Nav)
+	}
 }
