@@ -177,26 +177,22 @@ function EmbedkitFrameRender(props, forwarded) {
   const latest = useRef(props);
   latest.current = props;
 
-  // The frame handle of the current iframe. It is looked up in an effect,
-  // after the iframe is in the document; StrictMode's second run finds
-  // the same handle.
+  // The frame handle of the current iframe, looked up after the iframe
+  // is in the document, and one listener on it, removed on unmount.
+  // StrictMode's simulated unmount removes the listener and its second
+  // run adds it again, to the same handle: the iframe is the same.
   useEffect(() => {
     const el = element.current;
-    setHandle(el ? frameOf(el) : null);
-  }, [src]);
-
-  // One listener per frame, removed on unmount (and on StrictMode's
-  // simulated unmount, then added again).
-  useEffect(() => {
-    if (!handle) return undefined;
-    const listener = function (ev) {
+    if (!el) return undefined;
+    const h = frameOf(el);
+    setHandle(h);
+    return h.on("*", function (ev) {
       const p = latest.current;
       const own = p[EVENT_PROPS[ev.name]];
-      if (typeof own === "function") own.call(handle, ev);
-      if (typeof p.onEvent === "function") p.onEvent.call(handle, ev);
-    };
-    return handle.on("*", listener);
-  }, [handle]);
+      if (typeof own === "function") own.call(h, ev);
+      if (typeof p.onEvent === "function") p.onEvent.call(h, ev);
+    });
+  }, [src]);
 
   // Settings: sent once the handle is known (the host page keeps them and
   // sends them again when the frame reports ready), and again on change.
