@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -116,6 +118,39 @@ func waitReactPage(t *testing.T, tab context.Context, what string, ok func(react
 	return last
 }
 
+// checkActions checks the filterUrlParameter of every action the embed of
+// tab received since its recorder was installed: set-filter actions
+// only, these and no more.
+func checkActions(t *testing.T, tab context.Context, when string, want []string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(tab, stepTimeout)
+	defer cancel()
+	raw, err := inEmbed[string](ctx, `JSON.stringify(window.__actions || null)`)
+	if err != nil {
+		t.Fatalf("read the embed's actions %s: %v", when, err)
+	}
+	var got []struct {
+		Type    string `json:"type"`
+		Payload struct {
+			FilterURLParameter string `json:"filterUrlParameter"`
+		} `json:"payload"`
+	}
+	if err := json.Unmarshal([]byte(raw), &got); err != nil {
+		t.Fatal(err)
+	}
+	var params []string
+	for _, a := range got {
+		if a.Type != "cube:action:set-filter" {
+			t.Errorf("%s the embed received %s, want set-filter actions only", when, a.Type)
+			continue
+		}
+		params = append(params, a.Payload.FilterURLParameter)
+	}
+	if !slices.Equal(params, want) {
+		t.Errorf("%s the embed received set-filter %q, want %q", when, params, want)
+	}
+}
+
 // chooseReact picks value in the React page's select id, as a user does.
 func chooseReact(t *testing.T, tab context.Context, id, value string) {
 	t.Helper()
@@ -128,9 +163,12 @@ func chooseReact(t *testing.T, tab context.Context, id, value string) {
 
 // testReactStrictMode drives the React page: in StrictMode one mount is
 // one iframe and one session, and one listener (every event logged
-// once); a filters prop change is a live set-filter that reloads and
-// mints nothing; unmounting removes the frame and mints nothing; a new
-// mount and a new target are each one new frame and one session.
+// once); a filters prop change is one live set-filter (the embed
+// receives it and nothing more, also when the page renders again), no
+// reload and no mint, and a member dropped from the prop is cleared;
+// unmounting removes the frame and mints nothing; a new mount is one new
+// frame and session that gets the filters prop as it is then; a new
+// target is one new frame and session.
 func testReactStrictMode(t *testing.T, s *stack, u demoUser) {
 	js := devReactBundle(t)
 	if !strings.Contains(string(js), "react-dom.development") && !strings.Contains(string(js), "react.development") {
@@ -167,9 +205,15 @@ func testReactStrictMode(t *testing.T, s *stack, u demoUser) {
 		}
 	}
 
-	// A filters prop change: a live set-filter, no reload, no mint.
+	// A filters prop change: one live set-filter, no reload, no mint, and
+	// nothing sent again when the page renders for other reasons (each
+	// event it logs renders it again).
 	all := len(e.Rows)
 	markEmbed(t, tab)
+	evalEmbed(t, tab, "record the actions the embed receives", `(window.__actions = [], addEventListener("message", (e) => {
+		if (e.data && e.data.source === "cube-embed") window.__actions.push(e.data);
+	}), true)`)
+	loaded := count(names, "dashboard-loaded")
 	chooseReact(t, tab, "react-filter-sales-month", "2025-03")
 	e = waitEmbed(t, tab, "only March rows", func(e embedState) bool {
 		return len(e.Rows) > 0 && len(e.Rows) < all && allRows(e, func(r embedRow) bool { return strings.HasPrefix(r.Month, "2025-03") })
@@ -177,11 +221,16 @@ func testReactStrictMode(t *testing.T, s *stack, u demoUser) {
 	if !e.Marker {
 		t.Error("the filters prop change reloaded the embed; want a live set-filter")
 	}
+	waitLog(t, tab, "dashboard-loaded", loaded+1)
+	march := "f_sales.month=" + url.QueryEscape(`{"value":"2025-03"}`)
+	checkActions(t, tab, "after the month filter prop changed", []string{march})
 	chooseReact(t, tab, "react-filter-sales-month", "")
 	e = waitEmbed(t, tab, "every row back once the filter prop drops the member", func(e embedState) bool { return len(e.Rows) == all })
 	if !e.Marker {
 		t.Error("clearing a filter reloaded the embed")
 	}
+	waitLog(t, tab, "dashboard-loaded", loaded+2)
+	checkActions(t, tab, "after the member left the filters prop", []string{march, "f_sales.month=" + url.QueryEscape(`{"value":null}`)})
 	if minted := mintedSince(before, s.sessions(t)); len(minted) != 1 {
 		t.Errorf("after filter changes %d sessions were minted in all, want the mount's 1", len(minted))
 	}
@@ -193,12 +242,16 @@ func testReactStrictMode(t *testing.T, s *stack, u demoUser) {
 		t.Errorf("after unmount %d sessions were minted in all, want the mount's 1", len(minted))
 	}
 
-	// A new mount is a new frame: one more session, its own ready.
+	// A new mount is a new frame: one more session, its own ready, and
+	// the filters prop as it is now, chosen while unmounted.
+	chooseReact(t, tab, "react-filter-sales-month", "2025-03")
 	click(t, tab, "#react-toggle")
 	// The new iframe's document is reachable once it has loaded: the
 	// page hears its ready first.
 	names = waitLog(t, tab, "ready", 2)
-	waitEmbed(t, tab, "the remounted embed ready", func(e embedState) bool { return ready(e) && !e.Marker })
+	waitEmbed(t, tab, "the remounted embed ready with the month filter of its props", func(e embedState) bool {
+		return ready(e) && !e.Marker && allRows(e, func(r embedRow) bool { return strings.HasPrefix(r.Month, "2025-03") })
+	})
 	if n := count(names, "ready"); n != 2 {
 		t.Errorf("after a remount the page heard %d ready events, want 2 (log %v)", n, names)
 	}
