@@ -166,6 +166,7 @@ func chooseReact(t *testing.T, tab context.Context, id, value string) {
 // once); a filters prop change is one live set-filter (the embed
 // receives it and nothing more, also when the page renders again), no
 // reload and no mint, and a member dropped from the prop is cleared;
+// useEmbedkitFrame's handle refreshes the embed;
 // unmounting removes the frame and mints nothing; a new mount is one new
 // frame and session that gets the filters prop as it is then; a new
 // target is one new frame and session.
@@ -231,8 +232,11 @@ func testReactStrictMode(t *testing.T, s *stack, u demoUser) {
 	}
 	waitLog(t, tab, "dashboard-loaded", loaded+2)
 	checkActions(t, tab, "after the member left the filters prop", []string{march, "f_sales.month=" + url.QueryEscape(`{"value":null}`)})
+	// useEmbedkitFrame's handle: refresh, an action that is no prop.
+	click(t, tab, "#react-refresh:not([disabled])")
+	waitLog(t, tab, "dashboard-loaded", loaded+3)
 	if minted := mintedSince(before, s.sessions(t)); len(minted) != 1 {
-		t.Errorf("after filter changes %d sessions were minted in all, want the mount's 1", len(minted))
+		t.Errorf("after filter changes and a refresh %d sessions were minted in all, want the mount's 1", len(minted))
 	}
 
 	// Unmount: the frame is gone and nothing more is minted.

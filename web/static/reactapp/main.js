@@ -10,10 +10,10 @@
 // effects, removes them and runs them again: the frame is still created
 // and minted once.
 
-import { StrictMode, createElement as h, useState } from "react";
+import { StrictMode, createElement as h, useRef, useState } from "react";
 import { createRoot } from "react-dom/client";
 import { configure } from "@embedkit/host";
-import { EmbedkitFrame } from "@embedkit/host/react";
+import { EmbedkitFrame, useEmbedkitFrame } from "@embedkit/host/react";
 
 const MAX_EVENTS = 30;
 
@@ -40,6 +40,9 @@ function App({ config }) {
   const [filters, setFilters] = useState({});
   const [shown, setShown] = useState(true);
   const [events, setEvents] = useState([]);
+  // The frame handle, for the actions that are not props (refresh).
+  const ref = useRef(null);
+  const frame = useEmbedkitFrame(ref);
   const title = config.dashboards.find((d) => d.target === target).title;
 
   const onEvent = (ev) => setEvents((list) => [{ n: Date.now() + Math.random(), name: ev.name, text: describe(ev) }]
@@ -64,12 +67,16 @@ function App({ config }) {
           options: [["", "All"]].concat(f.values)
         })),
         h("button", {
+          id: "react-refresh", type: "button", className: "button button-secondary",
+          disabled: !frame, onClick: () => frame.refresh()
+        }, "Refresh"),
+        h("button", {
           id: "react-toggle", type: "button", className: "button button-secondary",
           onClick: () => setShown((s) => !s)
         }, shown ? "Unmount the frame" : "Mount the frame")),
       h("div", { className: "embed-frame-box" },
         shown ? h(EmbedkitFrame, {
-          id: "embed-frame", className: "embed-frame", target: target, title: title,
+          ref: ref, id: "embed-frame", className: "embed-frame", target: target, title: title,
           filters: filters,
           fit: "viewport", minHeight: 720, onEvent: onEvent
         }) : h("p", { id: "react-unmounted", className: "settings-help" }, "The frame is unmounted: no session, no listener."))),
