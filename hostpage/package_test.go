@@ -86,10 +86,27 @@ const html = renderToString(createElement(react.EmbedkitFrame, {
   target: "sales", filters: { "orders.status": "completed" }, locale: "de-DE",
   className: "report", loading: "lazy", onDrilldown: () => {}
 }));
+const refused = {};
+for (const [name, props] of Object.entries({
+  "no target": {},
+  "a dot segment": { target: "sales/../admin" },
+  "a URL as target": { target: "https://evil.example.com/x" },
+  "a src": { target: "sales", src: "javascript:alert(1)" },
+  "a cross-origin prefix": { target: "sales", framePrefix: "https://evil.example.com/embed/frame/" },
+  "a prefix without a slash": { target: "sales", framePrefix: "/embed/frame" }
+})) {
+  try {
+    renderToString(createElement(react.EmbedkitFrame, props));
+    refused[name] = "";
+  } catch (e) {
+    refused[name] = e.name + ": " + e.message;
+  }
+}
+const prefixed = renderToString(createElement(react.EmbedkitFrame, { target: "dashboard/sales-overview", framePrefix: "/analytics/frame/" }));
 let unconfigured = "";
 try { host.frame("#sales"); } catch (e) { unconfigured = e.message; }
 console.log(JSON.stringify({
-  seen, html, unconfigured,
+  seen, html, unconfigured, refused, prefixed,
   version: host.version,
   hostExports: Object.keys(host).sort(),
   reactExports: Object.keys(react).sort(),
@@ -101,7 +118,8 @@ console.log(JSON.stringify({
 // "@embedkit/host/react" in Node, without a DOM, through the package's
 // exports map, and renders <EmbedkitFrame> on the "server": nothing
 // throws, no browser global is defined by the import, and the HTML is
-// the iframe a browser would load once.
+// the iframe a browser would load once. Bad props are refused with a
+// TypeError naming the prop and the rule.
 func TestImportWithoutDOM(t *testing.T) {
 	t.Parallel()
 	node := nodeTool(t, "node")
@@ -125,6 +143,8 @@ func TestImportWithoutDOM(t *testing.T) {
 		After        map[string]string `json:"after"`
 		HTML         string            `json:"html"`
 		Unconfigured string            `json:"unconfigured"`
+		Refused      map[string]string `json:"refused"`
+		Prefixed     string            `json:"prefixed"`
 		Version      string            `json:"version"`
 		HostExports  []string          `json:"hostExports"`
 		ReactExports []string          `json:"reactExports"`
@@ -155,6 +175,21 @@ func TestImportWithoutDOM(t *testing.T) {
 	}
 	if !strings.Contains(got.Unconfigured, "not configured") {
 		t.Errorf("frame() on the server: %q, want the not-configured error", got.Unconfigured)
+	}
+	for name, want := range map[string]string{
+		"no target":                "TypeError: embedkit: <EmbedkitFrame target>: target must be",
+		"a dot segment":            "TypeError: embedkit: <EmbedkitFrame target>: target must be",
+		"a URL as target":          "TypeError: embedkit: <EmbedkitFrame target>: target must be",
+		"a src":                    "TypeError: embedkit: <EmbedkitFrame src>: src must be left out",
+		"a cross-origin prefix":    "TypeError: embedkit: <EmbedkitFrame framePrefix>: framePrefix must be a same-origin path",
+		"a prefix without a slash": "TypeError: embedkit: <EmbedkitFrame framePrefix>: framePrefix must be a same-origin path",
+	} {
+		if got := got.Refused[name]; !strings.HasPrefix(got, want) {
+			t.Errorf("<EmbedkitFrame> with %s: %q, want %q...", name, got, want)
+		}
+	}
+	if !strings.Contains(got.Prefixed, `src="/analytics/frame/dashboard/sales-overview"`) {
+		t.Errorf("<EmbedkitFrame framePrefix> rendered %s", got.Prefixed)
 	}
 	iframes := regexp.MustCompile(`<iframe\b[^>]*>`).FindAllString(got.HTML, -1)
 	if len(iframes) != 1 {
