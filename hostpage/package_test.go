@@ -249,7 +249,22 @@ func TestPackFiles(t *testing.T) {
 		files = append(files, f.Path)
 	}
 	slices.Sort(files)
-	want := []string{"index.d.ts", "package.json", "react.d.ts", "src/index.js", "src/react.js", "src/version.js"}
+	// The modules under src/ (index.js, react.js, version.js and those
+	// they import), their declarations and package.json: no more.
+	modules, err := filepath.Glob(filepath.Join("src", "*.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"index.d.ts", "package.json", "react.d.ts"}
+	for _, m := range modules {
+		want = append(want, filepath.ToSlash(m))
+	}
+	slices.Sort(want)
+	for _, need := range []string{"src/index.js", "src/react.js", "src/version.js"} {
+		if !slices.Contains(want, need) {
+			t.Errorf("hostpage has no %s", need)
+		}
+	}
 	if !slices.Equal(files, want) {
 		t.Errorf("npm pack lists %v, want %v", files, want)
 	}

@@ -13,7 +13,10 @@ import type {
 /** The filters of a frame, by member: a value, a non-empty list, or null to clear. */
 export type Filters = { readonly [member: Member]: FilterValue | undefined };
 
-/** A listener prop: the frame's event, with the frame handle as `this`. */
+/**
+ * A listener prop: the frame's event, with the frame handle as `this`.
+ * `onReady` added once the frame is ready gets its last ready event.
+ */
 export type EventProp<N extends EventName> = (this: Frame, event: FrameEvent<N>) => void;
 
 /** The on<Event> props, one per event of the frame handle. */
@@ -30,6 +33,8 @@ export interface EventProps {
   onSessionRenewed?: EventProp<"session-renewed">;
   onSessionEnded?: EventProp<"session-ended">;
   onRenewFailed?: EventProp<"renew-failed">;
+  /** The first load failed, with its reason (signed-out, refused-origin, unavailable, rejected, never-ready). */
+  onLoadFailed?: EventProp<"load-failed">;
   onVersionMismatch?: EventProp<"version-mismatch">;
   /** Every event, after its own on<Event> prop. */
   onEvent?: (this: Frame, event: AnyFrameEvent) => void;
@@ -68,6 +73,10 @@ export interface EmbedkitFrameProps
   maxHeight?: number;
   /** data-embedkit-renew-after, in ms: when the kit renews the frame's session. */
   renewAfter?: number;
+  /** data-embedkit-ready-timeout, in ms: how long the first load may take before load-failed. */
+  readyTimeout?: number;
+  /** data-embedkit-debug: log every message of this frame accepted or dropped, with the reason. */
+  debug?: boolean;
 }
 
 /**

@@ -38,6 +38,7 @@ const EVENT_PROPS = {
   "session-renewed": "onSessionRenewed",
   "session-ended": "onSessionEnded",
   "renew-failed": "onRenewFailed",
+  "load-failed": "onLoadFailed",
   "version-mismatch": "onVersionMismatch"
 };
 
@@ -46,12 +47,13 @@ const ATTR_PROPS = {
   fit: "data-embedkit-fit",
   minHeight: "data-embedkit-min-height",
   maxHeight: "data-embedkit-max-height",
-  renewAfter: "data-embedkit-renew-after"
+  renewAfter: "data-embedkit-renew-after",
+  readyTimeout: "data-embedkit-ready-timeout"
 };
 
 // Props the component consumes; every other prop goes to the iframe.
 const OWN_PROPS = new Set(["target", "framePrefix", "filters", "locale", "timezone", "theme",
-  "colorScheme", "onEvent", "src", "children"]
+  "colorScheme", "onEvent", "debug", "src", "children"]
   .concat(Object.values(EVENT_PROPS), Object.keys(ATTR_PROPS)));
 
 const DEFAULT_FRAME_PREFIX = "/embed/frame/";
@@ -121,14 +123,23 @@ function sendFilters(handle, applied, filters) {
       if (filters[member] === undefined) continue;
       next[member] = filters[member];
       if (!(member in applied) || !same(applied[member], filters[member])) {
-        handle.setFilter(member, filters[member]);
+        quiet(handle.setFilter(member, filters[member]));
       }
     }
   }
   for (const member of Object.keys(applied)) {
-    if (!(member in next) && applied[member] !== null) handle.setFilter(member, null);
+    if (!(member in next) && applied[member] !== null) quiet(handle.setFilter(member, null));
   }
   return next;
+}
+
+// quiet keeps an action's promise from being an unhandled rejection: the
+// host page rejects what a frame had pending when the frame ends or
+// fails, and reports that as the frame's events (session-ended,
+// load-failed, renew-failed), which the on<Event> props receive. The
+// component has no caller to give the rejection to.
+function quiet(promise) {
+  if (promise && typeof promise.then === "function") promise.then(undefined, function () {});
 }
 
 // useLiveSetting sends value through send whenever it differs from the
@@ -140,7 +151,7 @@ function useLiveSetting(handle, value, send) {
     if (!handle || value === undefined) return;
     const s = sent.current;
     if (s.handle === handle && same(s.value, value)) return;
-    send(handle, value);
+    quiet(send(handle, value));
     sent.current = { handle: handle, value: value };
   });
 }
@@ -178,20 +189,30 @@ function EmbedkitFrameRender(props, forwarded) {
   latest.current = props;
 
   // The frame handle of the current iframe, looked up after the iframe
-  // is in the document, and one listener on it, removed on unmount.
-  // StrictMode's simulated unmount removes the listener and its second
-  // run adds it again, to the same handle: the iframe is the same.
+  // is in the document, and the listeners on it, removed on unmount.
+  // StrictMode's simulated unmount removes them and its second run adds
+  // them again, to the same handle: the iframe is the same. The ready
+  // listener is one of its own: the host page gives a ready listener
+  // added after the frame became ready the last ready event.
   useEffect(() => {
     const el = element.current;
     if (!el) return undefined;
     const h = frameOf(el);
     setHandle(h);
-    return h.on("*", function (ev) {
+    const deliver = function (ev) {
       const p = latest.current;
       const own = p[EVENT_PROPS[ev.name]];
       if (typeof own === "function") own.call(h, ev);
       if (typeof p.onEvent === "function") p.onEvent.call(h, ev);
+    };
+    const offReady = h.on("ready", deliver);
+    const offOthers = h.on("*", function (ev) {
+      if (ev.name !== "ready") deliver(ev);
     });
+    return function () {
+      offReady();
+      offOthers();
+    };
   }, [src]);
 
   // Settings: sent once the handle is known (the host page keeps them and
@@ -223,6 +244,7 @@ function EmbedkitFrameRender(props, forwarded) {
   for (const key of Object.keys(ATTR_PROPS)) {
     if (props[key] !== undefined && props[key] !== null) attrs[ATTR_PROPS[key]] = String(props[key]);
   }
+  if (props.debug) attrs["data-embedkit-debug"] = "";
   attrs.key = src; // another target is another iframe: a new frame
   attrs.src = src;
   attrs["data-embedkit"] = "";
