@@ -166,7 +166,8 @@ func chooseReact(t *testing.T, tab context.Context, id, value string) {
 // once); a filters prop change is one live set-filter (the embed
 // receives it and nothing more, also when the page renders again), no
 // reload and no mint, and a member dropped from the prop is cleared;
-// useEmbedkitFrame's handle refreshes the embed;
+// a colorScheme prop change is live too; useEmbedkitFrame's handle
+// refreshes the embed;
 // unmounting removes the frame and mints nothing; a new mount is one new
 // frame and session that gets the filters prop as it is then; a new
 // target is one new frame and session.
@@ -232,6 +233,13 @@ func testReactStrictMode(t *testing.T, s *stack, u demoUser) {
 	}
 	waitLog(t, tab, "dashboard-loaded", loaded+2)
 	checkActions(t, tab, "after the member left the filters prop", []string{march, "f_sales.month=" + url.QueryEscape(`{"value":null}`)})
+	// Another setting prop: colorScheme, live too.
+	chooseReact(t, tab, "react-scheme", "dark")
+	e = waitEmbed(t, tab, "the dark colour scheme", func(e embedState) bool { return e.ColorScheme == "dark" })
+	if !e.Marker {
+		t.Error("the colorScheme prop change reloaded the embed")
+	}
+
 	// useEmbedkitFrame's handle: refresh, an action that is no prop.
 	click(t, tab, "#react-refresh:not([disabled])")
 	waitLog(t, tab, "dashboard-loaded", loaded+3)

@@ -38,6 +38,7 @@ function describe(ev) {
 function App({ config }) {
   const [target, setTarget] = useState(config.dashboards[0].target);
   const [filters, setFilters] = useState({});
+  const [scheme, setScheme] = useState("");
   const [shown, setShown] = useState(true);
   const [events, setEvents] = useState([]);
   // The frame handle, for the actions that are not props (refresh).
@@ -66,6 +67,10 @@ function App({ config }) {
           value: filters[f.member] || "", onChange: (v) => setFilter(f.member, v),
           options: [["", "All"]].concat(f.values)
         })),
+        h(Select, {
+          id: "react-scheme", label: "Colour scheme", value: scheme, onChange: setScheme,
+          options: [["", "As signed"], ["light", "Light"], ["dark", "Dark"]]
+        }),
         h("button", {
           id: "react-refresh", type: "button", className: "button button-secondary",
           disabled: !frame, onClick: () => frame.refresh()
@@ -77,7 +82,7 @@ function App({ config }) {
       h("div", { className: "embed-frame-box" },
         shown ? h(EmbedkitFrame, {
           ref: ref, id: "embed-frame", className: "embed-frame", target: target, title: title,
-          filters: filters,
+          filters: filters, colorScheme: scheme || undefined,
           fit: "viewport", minHeight: 720, onEvent: onEvent
         }) : h("p", { id: "react-unmounted", className: "settings-help" }, "The frame is unmounted: no session, no listener."))),
     h("aside", { className: "embed-aside", "aria-label": "Embed events" },
