@@ -13,3 +13,4 @@ bench:
 generate:
 	go tool templ generate -path .
 	go generate ./middleware
+	go generate ./web/static

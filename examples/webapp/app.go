@@ -364,6 +364,7 @@ func (a *App) routes() http.Handler {
 	mux.HandleFunc("GET /dashboards", a.dashboardList)
 	mux.HandleFunc("GET /dashboards/{publicId}", a.dashboardPage)
 	mux.HandleFunc("GET /ask", a.ask)
+	mux.HandleFunc("GET "+ReactPath, a.reactPage)
 	mux.HandleFunc("GET /creator", a.creator)
 	mux.HandleFunc("GET /projects", a.projectList)
 	mux.HandleFunc("GET /projects/{id}", a.projectPage)

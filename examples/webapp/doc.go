@@ -28,13 +28,14 @@
 //	GET  /dashboards              the dashboards of Config.Dashboards
 //	GET  /dashboards/{publicId}   one dashboard, framed through the kit
 //	GET  /ask                     the analytics chat
+//	GET  /react                   the dashboards in React (@embedkit/host/react)
 //	GET  /projects                the projects the viewer's region may see
 //	GET  /projects/{id}           one project's analytics, scoped by the route
 //	GET  /projects/{id}/analytics/frame   its frame (Kit.FrameFunc)
 //	GET  /creator                 the creator-mode workspace (creator tenants only)
 //	POST /settings                locale, time zone and colour scheme
 //	     /embed/frame/, /embed/session, /embed/host.js, /embed/host.d.ts   the kit
-//	GET  /static/                 stylesheet and script
+//	GET  /static/                 stylesheet and scripts (react.js: the React page)
 //	GET  /healthz                 liveness
 //
 // # Sessions

@@ -1,5 +1,5 @@
-// Package static holds the demo host app's stylesheet and page script and
-// serves them.
+// Package static holds the demo host app's stylesheet and page scripts
+// and serves them.
 //
 // app.css is the app's whole look: a system font stack, light and dark
 // colours (following the system, or forced by a data-scheme attribute on
@@ -9,10 +9,18 @@
 // embed's live state and closes the header menus on an outside click.
 // Pages work without it.
 //
-// Neither file needs inline script or style, so pages can run under a
-// strict Content-Security-Policy (script-src 'self'; style-src 'self').
+// react.js is the demo's React page (/react): reactapp/main.js bundled
+// with React and the npm package's React entry (@embedkit/host/react) by
+// internal/reactbuild. It is generated (go generate ./web/static, which
+// needs React installed in the clone's .cache, as 'make test' does),
+// committed, and checked for staleness by scripts/test.sh.
+//
+// None of the files needs inline script or style, so pages can run under
+// a strict Content-Security-Policy (script-src 'self'; style-src 'self').
 //
 // Mount the handler at /static/:
 //
 //	mux.Handle("/static/", static.Handler())
 package static
+
+//go:generate go run ../../internal/reactbuild/generate -root ../.. -entry web/static/reactapp/main.js -out web/static/react.js

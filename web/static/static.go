@@ -10,9 +10,9 @@ import (
 	"strings"
 )
 
-// FS holds app.css and app.js at its root.
+// FS holds app.css, app.js and react.js at its root.
 //
-//go:embed app.css app.js
+//go:embed app.css app.js react.js
 var FS embed.FS
 
 // Prefix is the URL path the handler is mounted at.
@@ -26,7 +26,7 @@ var contentTypes = map[string]string{
 }
 
 // Handler serves the files of FS under Prefix (/static/app.css,
-// /static/app.js) for GET and HEAD, with their content type,
+// /static/app.js, /static/react.js) for GET and HEAD, with their content type,
 // "Cache-Control: public, max-age=3600", "X-Content-Type-Options:
 // nosniff" and an ETag of their content, answering If-None-Match with
 // 304. Mount it at Prefix without stripping the prefix. Any other path,

@@ -41,6 +41,7 @@ func TestDemoInBrowser(t *testing.T) {
 	t.Run("ask the chat", func(t *testing.T) { testAsk(t, s, ben) })
 	t.Run("custom element and per-frame actions", func(t *testing.T) { testCustomElementAndOneFrameActions(t, s, chloe) })
 	t.Run("the platform page on a bare host page", func(t *testing.T) { testBarePage(t, s) })
+	t.Run("React component in StrictMode", func(t *testing.T) { testReactStrictMode(t, s, ana) })
 }
 
 // testSignIn signs u in through the identity provider's form and checks

@@ -1,0 +1,79 @@
+package webapp
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/embedkit/embedkit/middleware"
+	"github.com/embedkit/embedkit/web/templates"
+)
+
+// ReactPath is the demo's React page: the dashboards embedded by the npm
+// package's React component (@embedkit/host/react), where the other
+// pages use the kit's served host script.
+const ReactPath = "/react"
+
+// ReactScriptPath is the React page's script, generated from
+// web/static/reactapp by internal/reactbuild.
+const ReactScriptPath = "/static/react.js"
+
+// reactConfig is what the React page's script reads from its root
+// element.
+type reactConfig struct {
+	// Settings are the kit's host settings, given to configure().
+	Settings middleware.HostSettings `json:"settings"`
+	// Dashboards are the frames the page offers, by target.
+	Dashboards []reactDashboard `json:"dashboards"`
+	// Filters are the live filters above the frame, as the dashboard
+	// pages offer them.
+	Filters []reactFilter `json:"filters"`
+}
+
+type reactDashboard struct {
+	Target string `json:"target"`
+	Title  string `json:"title"`
+}
+
+type reactFilter struct {
+	Member string      `json:"member"`
+	Label  string      `json:"label"`
+	Values [][2]string `json:"values"`
+}
+
+// reactPage serves the React page to a signed-in viewer: the same
+// dashboards, frame endpoint and sessions as /dashboards, embedded by
+// <EmbedkitFrame> in React's StrictMode.
+func (a *App) reactPage(w http.ResponseWriter, r *http.Request) {
+	v, ok := a.requireViewer(w, r)
+	if !ok {
+		return
+	}
+	if len(a.dashboards) == 0 {
+		e := templates.ErrorFor(templates.KindNotFound)
+		e.Title = "No dashboards yet"
+		e.Detail = "Your organisation hasn't shared any dashboards with you."
+		a.errorPage(w, r, v, e)
+		return
+	}
+	cfg := reactConfig{Settings: a.kit.HostSettings(), Dashboards: []reactDashboard{}, Filters: []reactFilter{}}
+	for _, d := range a.dashboards {
+		cfg.Dashboards = append(cfg.Dashboards, reactDashboard{Target: "dashboard/" + d.PublicID, Title: d.Title})
+	}
+	// The page's filter bar offers the first dashboard's filters; the
+	// demo's dashboards share them.
+	for _, f := range a.dashboards[0].Filters {
+		cfg.Filters = append(cfg.Filters, reactFilter(f))
+	}
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		a.log.Error("webapp: encoding the React page's settings", "err", err)
+		http.Error(w, "The page could not be shown.", http.StatusInternalServerError)
+		return
+	}
+	a.render(w, r, http.StatusOK, templates.ReactPage(a.page(r, v, "React", "react"), templates.ReactView{
+		Title:     "Dashboards in React",
+		Lead:      "The same dashboards, embedded by the npm package's React component in StrictMode: one frame, one session per mount.",
+		Config:    string(b),
+		ScriptURL: ReactScriptPath,
+	}))
+}

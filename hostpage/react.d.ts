@@ -1,0 +1,94 @@
+// TypeScript declarations of @embedkit/host/react, the host page as a
+// React component and hook (React 18 or later, an optional peer
+// dependency):
+//
+//   import { EmbedkitFrame, useEmbedkitFrame } from "@embedkit/host/react";
+//   <EmbedkitFrame target="sales" filters={{ "orders.status": "completed" }}
+//     onDrilldown={(e) => show(e.payload.member, e.payload.value)} />
+import type { ForwardRefExoticComponent, IframeHTMLAttributes, RefAttributes, RefObject } from "react";
+import type {
+  AnyFrameEvent, ColorScheme, EventName, FilterValue, Frame, FrameEvent, Member, Theme
+} from "./index";
+
+/** The filters of a frame, by member: a value, a non-empty list, or null to clear. */
+export type Filters = { readonly [member: Member]: FilterValue | undefined };
+
+/**
+ * A listener prop: the frame's event, with the frame handle as `this`.
+ * `onReady` added once the frame is ready gets its last ready event.
+ */
+export type EventProp<N extends EventName> = (this: Frame, event: FrameEvent<N>) => void;
+
+/** The on<Event> props, one per event of the frame handle. */
+export interface EventProps {
+  onReady?: EventProp<"ready">;
+  onView?: EventProp<"view">;
+  onNavigate?: EventProp<"navigate">;
+  onDashboardLoaded?: EventProp<"dashboard-loaded">;
+  onDownload?: EventProp<"download">;
+  onDrilldown?: EventProp<"drilldown">;
+  onAiQuery?: EventProp<"ai-query">;
+  /** The platform's `cube:event:error` (not the iframe's DOM error event). */
+  onError?: EventProp<"error">;
+  onSessionRenewed?: EventProp<"session-renewed">;
+  onSessionEnded?: EventProp<"session-ended">;
+  onRenewFailed?: EventProp<"renew-failed">;
+  /** The first load failed, with its reason (signed-out, refused-origin, unavailable, rejected, never-ready). */
+  onLoadFailed?: EventProp<"load-failed">;
+  onVersionMismatch?: EventProp<"version-mismatch">;
+  /** Every event, after its own on<Event> prop. */
+  onEvent?: (this: Frame, event: AnyFrameEvent) => void;
+}
+
+/** The props of `<EmbedkitFrame>`; every other iframe attribute goes to the iframe. */
+export interface EmbedkitFrameProps
+  extends EventProps, Omit<IframeHTMLAttributes<HTMLIFrameElement>, "src" | "onError" | "children"> {
+  /**
+   * The kit's target, e.g. "sales" or "dashboard/sales-overview": the
+   * iframe's src is the frame endpoint for it. Changing it is a new frame
+   * (a new iframe and a new session); every other prop changes the live
+   * frame.
+   */
+  target: string;
+  /**
+   * The kit's frame prefix (Config.Paths.Frame) when it is not the one of
+   * the page's `<meta name="embedkit">`, or the default "/embed/frame/".
+   */
+  framePrefix?: string;
+  /** `cube:action:set-filter` per member, at mount and for each member that changes; a member left out is cleared. */
+  filters?: Filters;
+  /** `cube:action:set-locale`, e.g. "de-DE". */
+  locale?: string;
+  /** `cube:action:set-timezone`, an IANA name: an optional extra the platform's docs reference without cataloguing. */
+  timezone?: string;
+  /** `cube:action:set-theme`. */
+  theme?: Theme;
+  /** `cube:action:set-color-scheme`. */
+  colorScheme?: ColorScheme;
+  /** data-embedkit-fit: "container" fills the parent, "viewport" the rest of the window. */
+  fit?: "container" | "viewport";
+  /** data-embedkit-min-height, in px (default 320 when fit is set). */
+  minHeight?: number;
+  /** data-embedkit-max-height, in px. */
+  maxHeight?: number;
+  /** data-embedkit-renew-after, in ms: when the kit renews the frame's session. */
+  renewAfter?: number;
+  /** data-embedkit-ready-timeout, in ms: how long the first load may take before load-failed. */
+  readyTimeout?: number;
+  /** data-embedkit-debug: log every message of this frame accepted or dropped, with the reason. */
+  debug?: boolean;
+}
+
+/**
+ * An embedded dashboard, chat or app of the kit: one
+ * `<iframe data-embedkit data-embedkit-target>` per mount, whose ref is
+ * the iframe element.
+ */
+export const EmbedkitFrame: ForwardRefExoticComponent<EmbedkitFrameProps & RefAttributes<HTMLIFrameElement>>;
+
+/**
+ * The Frame handle of the `<iframe data-embedkit>` or `<embedkit-frame>`
+ * that ref points to (e.g. an `<EmbedkitFrame>`'s ref), or null until it
+ * is mounted.
+ */
+export function useEmbedkitFrame(ref: RefObject<Element | null>): Frame | null;
