@@ -30,9 +30,8 @@ start_redis() {
 # redis_node starts a redis-server on a free loopback port, with any
 # arguments given, waits until it listens, and sets node_port to its port
 # (it runs in this shell, not in a $(...), so that the server's pid and
-# folder are kept for on_exit). A cluster
-# node also listens on its port + 10000 (the cluster bus), so every port
-# is taken from 20000-39999.
+# folder are kept for on_exit). A cluster node also listens on its port +
+# 10000 (the cluster bus), so every port is taken from 20000-39999.
 redis_node() {
 	local dir port
 	node_port=""
@@ -48,8 +47,16 @@ redis_node() {
 	redis-server --bind 127.0.0.1 --port "$port" --save "" --appendonly no \
 		--dir "$dir" --daemonize no "$@" >"$dir/redis.log" 2>&1 &
 	redis_pids+=($!)
-	for _ in $(seq 50); do
+	# A loaded machine can take a while to start it; not listening after
+	# 60 s is a failure, said with the server's log.
+	local i
+	for i in $(seq 600); do
 		if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
+		if ((i == 600)); then
+			echo "redis-server did not listen on 127.0.0.1:$port within 60 s; its log:" >&2
+			cat "$dir/redis.log" >&2
+			exit 1
+		fi
 		sleep 0.1
 	done
 	node_port="$port"
@@ -71,9 +78,14 @@ start_redis_cluster() {
 		addrs+=("127.0.0.1:$node_port")
 	done
 	redis-cli --cluster create "${addrs[@]}" --cluster-replicas 0 --cluster-yes >/dev/null
+	local a i
 	for a in "${addrs[@]}"; do
-		for _ in $(seq 200); do
-			if redis-cli -h 127.0.0.1 -p "${a#*:}" cluster info | grep -q '^cluster_state:ok'; then break; fi
+		for i in $(seq 600); do
+			if redis-cli -h 127.0.0.1 -p "${a#*:}" cluster info 2>/dev/null | grep -q '^cluster_state:ok'; then break; fi
+			if ((i == 600)); then
+				echo "redis cluster node $a did not report cluster_state:ok within 60 s" >&2
+				exit 1
+			fi
 			sleep 0.1
 		done
 	done

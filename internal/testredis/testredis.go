@@ -39,6 +39,10 @@ const EnvClusterAddrs = "EMBEDKIT_REDIS_CLUSTER_ADDRS"
 // nodes, so that a command whose keys lie in different slots fails.
 const ClusterNodes = 3
 
+// startTimeout bounds the wait for a server to listen, and for a cluster
+// to serve every slot.
+const startTimeout = 60 * time.Second
+
 var (
 	mu      sync.Mutex
 	single  string
@@ -138,7 +142,8 @@ func startServer(extra ...string) (string, error) {
 	}
 	procs = append(procs, c)
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	deadline := time.Now().Add(10 * time.Second)
+	// A loaded machine can take a while to start it.
+	deadline := time.Now().Add(startTimeout)
 	for {
 		conn, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
 		if err == nil {
@@ -146,7 +151,7 @@ func startServer(extra ...string) (string, error) {
 			return addr, nil
 		}
 		if time.Now().After(deadline) {
-			return "", fmt.Errorf("redis-server did not listen on %s within 10s (log in %s)", addr, d)
+			return "", fmt.Errorf("redis-server did not listen on %s within %s (log in %s)", addr, startTimeout, d)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -200,7 +205,7 @@ func startCluster() ([]string, error) {
 	}
 	// The nodes learn of each other over the cluster bus: wait until each
 	// says every slot is served.
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(startTimeout)
 	for _, addr := range addrs {
 		host, port, _ := net.SplitHostPort(addr)
 		for {
@@ -209,7 +214,7 @@ func startCluster() ([]string, error) {
 				break
 			}
 			if time.Now().After(deadline) {
-				return nil, fmt.Errorf("redis cluster node %s not ready within 20s: %s", addr, bytes.TrimSpace(out))
+				return nil, fmt.Errorf("redis cluster node %s not ready within %s: %s", addr, startTimeout, bytes.TrimSpace(out))
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
