@@ -282,6 +282,15 @@ func (k *Kit) FrameHandler() http.Handler {
 // that is not valid, is the host's misconfiguration (500). The browser
 // still chooses nothing: a viewer who edits the route reaches only what
 // resolve allows for that route.
+//
+// A route's check protects only the route. When the same embed is also
+// reachable through FrameHandler or SessionHandler (a registered target of
+// that dashboard, or AllowAnyDashboard), a viewer can open it there,
+// without the route's SecurityContext; where a missing key means "all
+// rows", that shows every project's data. Mark the targets resolve
+// returns Target.RouteScoped: FrameHandler, SessionHandler and
+// AllowAnyDashboard then refuse that dashboard (404), and only routes
+// like this one serve it.
 func (k *Kit) FrameFunc(resolve func(r *http.Request, v *Viewer) (Target, error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		v, ok := k.frameViewer(w, r)

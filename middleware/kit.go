@@ -90,7 +90,8 @@ type Config struct {
 	// AllowAnyDashboard lets the frame endpoint embed any dashboard whose
 	// public id matches PublicIDPattern (path dashboard/{publicId}), with
 	// the Policy's defaults, in addition to the registered Targets. Leave
-	// it off to embed registered dashboards only.
+	// it off to embed registered dashboards only. It never opens the
+	// dashboard of a RouteScoped target.
 	AllowAnyDashboard bool
 
 	// Origins say where the host's pages are and which other origins may
@@ -578,7 +579,20 @@ func (k *Kit) SessionPath() string { return k.cfg.Paths.Session }
 // resolve finds the target a browser-supplied reference names: a
 // registered target name, or a canonical frame path ("app", "chat",
 // "dashboard/{publicId}").
+//
+// A RouteScoped target is not found: only its route (FrameFunc) serves
+// it. Its frame path "dashboard/{publicId}" finds the registered target
+// before AllowAnyDashboard is consulted, so that cannot open it either.
 func (k *Kit) resolve(ref string) (name string, t Target, ok bool) {
+	name, t, ok = k.lookup(ref)
+	if !ok || t.RouteScoped {
+		return "", Target{}, false
+	}
+	return name, t, true
+}
+
+// lookup is resolve without the RouteScoped rule.
+func (k *Kit) lookup(ref string) (name string, t Target, ok bool) {
 	if n, found := k.byPath[ref]; found {
 		return n, k.targets[n], true
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"reflect"
 	"slices"
@@ -273,5 +274,90 @@ func TestFrameProbeLearnsSignOut(t *testing.T) {
 				t.Errorf("Location %q", w.Header().Get("Location"))
 			}
 		})
+	}
+}
+
+// TestRouteScopedTargetOnlyThroughItsRoute: a RouteScoped target is served
+// by its FrameFunc route only. Through HTTP, ben gets 404 on a project
+// route he may not see; the frame endpoint (by name and by frame path,
+// GET and HEAD), the JSON endpoint and AllowAnyDashboard refuse the same
+// dashboard too (404, nothing minted), where without the flag they would
+// mint it with no project in the security context.
+func TestRouteScopedTargetOnlyThroughItsRoute(t *testing.T) {
+	scoped := Target{Kind: KindDashboard, PublicID: "dash-projects", RouteScoped: true}
+	tk := newTestKit(t, func(c *Config) {
+		c.AllowAnyDashboard = true
+		c.Targets["projects"] = scoped
+	})
+	mux := http.NewServeMux()
+	mux.Handle("/projects/{id}/analytics/frame", tk.FrameFunc(func(r *http.Request, v *Viewer) (Target, error) {
+		if v.Subject != "ana" || r.PathValue("id") != "42" {
+			return Target{}, ErrUnknownTarget
+		}
+		t, _ := tk.Target("projects")
+		t.SecurityContext = map[string]any{"project": 42}
+		return t, nil
+	}))
+	mux.Handle(DefaultFramePrefix, tk.FrameHandler())
+	mux.Handle(DefaultSessionPath, tk.SessionHandler())
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	c := srv.Client()
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	do := func(method, path, body, user string) int {
+		t.Helper()
+		var req *http.Request
+		if body != "" {
+			req, _ = http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+		} else {
+			req, _ = http.NewRequest(method, srv.URL+path, nil)
+		}
+		req.Header.Set("X-User", user)
+		req.Header.Set("X-Session", "hs-"+user)
+		req.Header.Set("Sec-Fetch-Site", "same-origin")
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	tests := []struct {
+		name, method, path, body, user string
+		want                           int
+	}{
+		{"ben on the project route", http.MethodGet, "/projects/42/analytics/frame", "", "ben", http.StatusNotFound},
+		{"the frame path of the dashboard", http.MethodGet, "/embed/frame/dashboard/dash-projects", "", "ben", http.StatusNotFound},
+		{"the frame path, HEAD", http.MethodHead, "/embed/frame/dashboard/dash-projects", "", "ben", http.StatusNotFound},
+		{"the target's name", http.MethodGet, "/embed/frame/projects", "", "ben", http.StatusNotFound},
+		{"the JSON endpoint by name", http.MethodPost, DefaultSessionPath, `{"target":"projects"}`, "ben", http.StatusNotFound},
+		{"the JSON endpoint by frame path", http.MethodPost, DefaultSessionPath, `{"target":"dashboard/dash-projects"}`, "ben", http.StatusNotFound},
+		{"another dashboard, AllowAnyDashboard", http.MethodGet, "/embed/frame/dashboard/dash-other", "", "ben", http.StatusSeeOther},
+		{"ana on her project route", http.MethodGet, "/projects/42/analytics/frame", "", "ana", http.StatusSeeOther},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := len(tk.platform.mintedIDs())
+			if got := do(tt.method, tt.path, tt.body, tt.user); got != tt.want {
+				t.Fatalf("%s %s as %s: %d, want %d", tt.method, tt.path, tt.user, got, tt.want)
+			}
+			minted := len(tk.platform.mintedIDs()) - before
+			if tt.want != http.StatusSeeOther {
+				if minted != 0 {
+					t.Errorf("%d sessions minted for a refused request", minted)
+				}
+				return
+			}
+			req := tk.platform.lastRequest()
+			if tt.user == "ana" && !reflect.DeepEqual(req.SecurityContext, map[string]any{"project": 42}) {
+				t.Errorf("security context %v, want the project", req.SecurityContext)
+			}
+		})
+	}
+	// The host's own code may still mint it (FrameURL), as a route does.
+	w := httptest.NewRecorder()
+	if _, err := tk.FrameURL(w, request(http.MethodGet, "/", "ana"), scoped); err != nil {
+		t.Errorf("FrameURL of a RouteScoped target: %v", err)
 	}
 }

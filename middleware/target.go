@@ -71,6 +71,22 @@ type Target struct {
 	// TimeZone, when set, is the IANA time zone of this embed whatever the
 	// viewer prefers.
 	TimeZone string
+
+	// RouteScoped makes the embed reachable only through a route of the
+	// host that scopes it: a Kit.FrameFunc whose resolve returns it (or
+	// the host's own call to Kit.FrameURL). FrameHandler and
+	// SessionHandler refuse a registered RouteScoped target by name and
+	// by frame path, as an unknown target (404), and AllowAnyDashboard
+	// does not open its dashboard either, so the embed is never minted
+	// without the SecurityContext the route adds. Set it on every target
+	// whose rows a route scopes (a dashboard where a missing
+	// security-context key means all rows), and register it in
+	// Config.Targets (resolve takes a copy with Kit.Target): the kit
+	// knows what to refuse only from the registered targets, so an
+	// unregistered dashboard stays open to AllowAnyDashboard. A dashboard
+	// is registered once (New refuses two targets of one dashboard), so
+	// no plain target can open it either.
+	RouteScoped bool
 }
 
 // Chrome are the page switches the platform reads from the iframe URL

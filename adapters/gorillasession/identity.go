@@ -206,19 +206,23 @@ func (id *Identity) Viewer(r *http.Request) (*middleware.Viewer, error) {
 // logout always ends the session in the browser. Then, when EndedLogins
 // is set, it records the session key as ended until the cookie's MaxAge
 // from now, when every copy of the cookie, however recently saved, has
-// expired. A
-// record that cannot be written (the list is down) is logged to Logger
-// and counted in Metrics (middleware.ReportLogoutIncomplete, step
-// middleware.LogoutStepLogin), and Clear returns an error wrapping
+// expired. A record that cannot be written (the list is down) is logged
+// to Logger and counted in Metrics (middleware.ReportLogoutIncomplete,
+// step middleware.LogoutStepLogin), and Clear returns an error wrapping
 // ErrNotRecorded: the cookie is gone, but a copy taken before logout
-// signs in until it expires. Minted session ids kept in the session go
+// signs in until it expires. When the store cannot read the session at
+// all, Clear still sends an expired cookie of the session's name and
+// returns the store's error. Minted session ids kept in the session go
 // with it, so take them for revocation first (the kit's logout does).
 func (id *Identity) Clear(w http.ResponseWriter, r *http.Request) error {
 	sess, err := id.session(r)
 	if err != nil {
 		// The store cannot read the session (a server-side store that
 		// is down): at least tell the browser to drop its cookie.
-		http.SetCookie(w, &http.Cookie{Name: id.name, Path: "/", MaxAge: -1, HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode})
+		// A __Host- or __Secure- name is kept by browsers only with
+		// Secure, and a TLS-terminating proxy hides the scheme.
+		secure := r.TLS != nil || strings.HasPrefix(id.name, "__Host-") || strings.HasPrefix(id.name, "__Secure-")
+		http.SetCookie(w, &http.Cookie{Name: id.name, Path: "/", MaxAge: -1, HttpOnly: true, Secure: secure, SameSite: http.SameSiteLaxMode})
 		return err
 	}
 	rec, hasViewer := storedViewerOf(sess)
@@ -245,9 +249,9 @@ func (id *Identity) Clear(w http.ResponseWriter, r *http.Request) error {
 // as long as Clear does, so that a copy of its cookie signs nobody in, and
 // leaves the cookie and the session alone. It is for a new login over an
 // existing one, where the login handler replaces the cookie itself;
-// logout uses Clear. Without
-// EndedLogins, or when nobody is logged in, it does nothing. A record
-// that cannot be written is returned as an error wrapping ErrNotRecorded.
+// logout uses Clear. Without EndedLogins, or when nobody is logged in, it
+// does nothing. A record that cannot be written is returned as an error
+// wrapping ErrNotRecorded.
 func (id *Identity) End(r *http.Request) error {
 	sess, err := id.session(r)
 	if err != nil {

@@ -477,4 +477,14 @@ func TestStoreReadErrors(t *testing.T) {
 	if err == nil || errors.Is(err, middleware.ErrNoViewer) || !strings.HasPrefix(err.Error(), "gorillasession: reading session") {
 		t.Fatalf("err = %v, want a wrapped store error", err)
 	}
+	// Logout with the store down still tells the browser to drop the
+	// cookie.
+	resp := newBrowser(t).do(func(w http.ResponseWriter, r *http.Request) {
+		if err := id.Clear(w, r); err == nil {
+			t.Error("Clear with the store down returned nil")
+		}
+	})
+	if c := resp.Cookies(); len(c) != 1 || c[0].Name != cookieName || c[0].MaxAge >= 0 || !c[0].HttpOnly {
+		t.Errorf("Clear with the store down wrote %+v, want the session cookie expired", c)
+	}
 }

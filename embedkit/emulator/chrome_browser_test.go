@@ -136,8 +136,19 @@ func TestEmbedPageChromeInChromium(t *testing.T) {
 			if err := chromedp.Do(ctx, chromedp.Navigate(target)); err != nil {
 				t.Fatalf("load the page: %v", err)
 			}
-			raw, err := chromedp.Run(ctx, chromedp.Poll[string](strings.Replace(visibleJS, "%s", string(ids), 1),
-				chromedp.WithPollingInterval(50*time.Millisecond)))
+			// Chromium may replace the page's execution context just
+			// after the load (the first navigation of a new tab): a poll
+			// that lands in between fails with "Cannot find context", and
+			// is tried again in the new one.
+			var raw string
+			var err error
+			for range 3 {
+				raw, err = chromedp.Run(ctx, chromedp.Poll[string](strings.Replace(visibleJS, "%s", string(ids), 1),
+					chromedp.WithPollingInterval(50*time.Millisecond)))
+				if err == nil || !strings.Contains(err.Error(), "Cannot find context") {
+					break
+				}
+			}
 			if err != nil {
 				t.Fatalf("wait for the page to be ready: %v", err)
 			}

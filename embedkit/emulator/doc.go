@@ -43,11 +43,12 @@
 // fixture (DemoFixture) has tenant "acme", the dev-only keys
 // ek_dev_only_admin_all, ek_dev_only_admin_d1 and ek_dev_only_personal,
 // groups sales, emea, amer, apac and analysts, and deployment 1 with
-// dashboards sales-overview, regional-performance, draft-board (unpublished)
-// and broken-board (always fails to render; marked "testOnly", so the
-// pages' in-embed navigation leaves it out while its address still opens
-// it). A dashboard with "testOnly": true is published and embeddable but
-// not listed in the navigation.
+// dashboards sales-overview, regional-performance, project-analytics (the
+// demo's project pages embed it), draft-board (unpublished) and
+// broken-board (always fails to render; marked "testOnly", so the pages'
+// in-embed navigation leaves it out while its address still opens it). A
+// dashboard with "testOnly": true is published and embeddable but not
+// listed in the navigation.
 //
 // # Authentication
 //

@@ -79,7 +79,7 @@ func TestDemoFixture(t *testing.T) {
 		t.Errorf("catalogs %v %v", f.Groups, f.UserAttributes)
 	}
 	d := f.Deployments[0]
-	if d.ID != 1 || d.Name != "Sales analytics" || len(d.Environments) != 2 || len(d.Branches) != 3 || len(d.Versions) != 3 || len(d.Dashboards) != 4 || len(f.AuditEvents) < 3 {
+	if d.ID != 1 || d.Name != "Sales analytics" || len(d.Environments) != 2 || len(d.Branches) != 3 || len(d.Versions) != 3 || len(d.Dashboards) != 5 || len(f.AuditEvents) < 3 {
 		t.Errorf("deployment %+v", d)
 	}
 	titles := map[string]string{}

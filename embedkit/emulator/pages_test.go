@@ -672,7 +672,7 @@ func TestTestOnlyDashboardNotListed(t *testing.T) {
 	for _, d := range ctx.Dashboards {
 		listed = append(listed, d.PublicID)
 	}
-	if want := []string{"regional-performance", "sales-overview"}; !reflect.DeepEqual(listed, want) {
+	if want := []string{"project-analytics", "regional-performance", "sales-overview"}; !reflect.DeepEqual(listed, want) {
 		t.Errorf("navigation lists %v, want %v", listed, want)
 	}
 }

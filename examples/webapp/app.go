@@ -291,7 +291,7 @@ func kitConfig(cfg Config) (middleware.Config, error) {
 		Platform:    client,
 		Policy:      policy(cfg),
 		PlatformURL: cfg.PlatformURL,
-		Targets:     targets(cfg.Dashboards),
+		Targets:     targets(cfg.Dashboards, cfg.Projects),
 		Origins:     middleware.OriginOptions{Host: originOf(cfg.PublicURL)},
 		Paths:       middleware.PathOptions{Login: LoginPath, LoginReturnParam: "return_to"},
 	}, nil
@@ -333,8 +333,20 @@ var dashboardChrome = middleware.Chrome{HideDashboardEditButton: true, HideDashb
 // creator-mode app.
 // Dashboards are addressed by their canonical frame path
 // ("dashboard/{publicId}"), so their names only need to be unique.
-func targets(dashboards []Dashboard) map[string]middleware.Target {
-	ts := make(map[string]middleware.Target, len(dashboards)+2)
+func targets(dashboards []Dashboard, projects []Project) map[string]middleware.Target {
+	ts := make(map[string]middleware.Target, len(dashboards)+len(projects)+2)
+	for publicID, name := range projectTargets(projects) {
+		// A project's dashboard shows every project's rows without the
+		// project in the security context: RouteScoped keeps the frame
+		// and JSON endpoints from serving it (projectFrame does).
+		ts[name] = middleware.Target{
+			Kind:        middleware.KindDashboard,
+			PublicID:    publicID,
+			Chrome:      dashboardChrome,
+			Settings:    &embedkit.EmbedSessionSettings{ShowDashboardChat: new(false)},
+			RouteScoped: true,
+		}
+	}
 	for i, d := range dashboards {
 		ts[fmt.Sprintf("dashboard-%d", i+1)] = middleware.Target{
 			Kind:     middleware.KindDashboard,

@@ -374,6 +374,11 @@ func (c *Config) platformDefaults() error {
 		}
 		ids[d.PublicID] = true
 	}
+	for i, p := range c.Projects {
+		if ids[p.Dashboard] {
+			return fmt.Errorf("webapp: Config.Projects[%d].Dashboard %q is also one of Config.Dashboards: a project's dashboard is served only with the project signed in, so it cannot also be offered unscoped", i, p.Dashboard)
+		}
+	}
 	if c.AllowedGroups == nil {
 		c.AllowedGroups = slices.Clone(DemoGroups)
 	}

@@ -18,8 +18,11 @@ func TestKitConfig(t *testing.T) {
 	if kc.Policy.DeploymentID != 1 || kc.PlatformURL != base.PlatformURL || kc.Origins.Host != "" || kc.Platform == nil {
 		t.Errorf("Config %+v", kc)
 	}
-	if got, want := len(kc.Targets), len(DemoDashboards())+2; got != want {
-		t.Errorf("%d targets, want the demo's %d dashboards, the chat and the app", got, want)
+	if got, want := len(kc.Targets), len(DemoDashboards())+1+2; got != want {
+		t.Errorf("%d targets, want the demo's %d dashboards, the projects' one, the chat and the app", got, want)
+	}
+	if pt := kc.Targets["project-1"]; !pt.RouteScoped || pt.PublicID != "project-analytics" {
+		t.Errorf("the projects' target %+v, want project-analytics, RouteScoped", pt)
 	}
 	if kc.Targets[askTarget].Kind != middleware.KindChat || kc.Targets[appTarget].Kind != middleware.KindApp {
 		t.Errorf("targets %v", kc.Targets)

@@ -1,6 +1,7 @@
 package webapp
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -23,7 +24,10 @@ type Project struct {
 	// Region is the sales region the project belongs to; viewers of that
 	// region (their "region" attribute) may see it.
 	Region string
-	// Dashboard is the public id of the dashboard its page embeds.
+	// Dashboard is the public id of the dashboard its page embeds. It is
+	// registered as a RouteScoped target: only the project routes serve
+	// it, always with the project signed in, so it must not also be one
+	// of Config.Dashboards.
 	Dashboard string
 }
 
@@ -31,12 +35,12 @@ type Project struct {
 // that a viewer can see a project, and a neighbour's, side by side.
 func DemoProjects() []Project {
 	return []Project{
-		{ID: "nordics-rollout", Name: "Nordics rollout", Description: "Invoicing for the Nordic subsidiaries.", Region: "EMEA", Dashboard: "sales-overview"},
-		{ID: "iberia-pilot", Name: "Iberia pilot", Description: "The Spanish and Portuguese pilot customers.", Region: "EMEA", Dashboard: "sales-overview"},
-		{ID: "great-lakes-retail", Name: "Great Lakes retail", Description: "Retail chains around the Great Lakes.", Region: "AMER", Dashboard: "sales-overview"},
-		{ID: "andes-logistics", Name: "Andes logistics", Description: "Freight customers in the Andean countries.", Region: "AMER", Dashboard: "sales-overview"},
-		{ID: "kansai-partners", Name: "Kansai partners", Description: "Reseller partners in the Kansai region.", Region: "APAC", Dashboard: "sales-overview"},
-		{ID: "anz-services", Name: "ANZ services", Description: "Service contracts in Australia and New Zealand.", Region: "APAC", Dashboard: "sales-overview"},
+		{ID: "nordics-rollout", Name: "Nordics rollout", Description: "Invoicing for the Nordic subsidiaries.", Region: "EMEA", Dashboard: "project-analytics"},
+		{ID: "iberia-pilot", Name: "Iberia pilot", Description: "The Spanish and Portuguese pilot customers.", Region: "EMEA", Dashboard: "project-analytics"},
+		{ID: "great-lakes-retail", Name: "Great Lakes retail", Description: "Retail chains around the Great Lakes.", Region: "AMER", Dashboard: "project-analytics"},
+		{ID: "andes-logistics", Name: "Andes logistics", Description: "Freight customers in the Andean countries.", Region: "AMER", Dashboard: "project-analytics"},
+		{ID: "kansai-partners", Name: "Kansai partners", Description: "Reseller partners in the Kansai region.", Region: "APAC", Dashboard: "project-analytics"},
+		{ID: "anz-services", Name: "ANZ services", Description: "Service contracts in Australia and New Zealand.", Region: "APAC", Dashboard: "project-analytics"},
 	}
 }
 
@@ -108,7 +112,24 @@ func (a *App) projectFrame(r *http.Request, v *middleware.Viewer) (middleware.Ta
 	if !found {
 		return middleware.Target{}, middleware.ErrUnknownTarget
 	}
-	t := middleware.Target{Kind: middleware.KindDashboard, PublicID: p.Dashboard, Chrome: dashboardChrome}
+	t, ok := a.kit.Target(projectTargets(a.projects)[p.Dashboard])
+	if !ok {
+		return middleware.Target{}, fmt.Errorf("webapp: no target registered for the dashboard %s of project %s", p.Dashboard, p.ID)
+	}
 	t.SecurityContext = map[string]any{"project": p.ID}
 	return t, nil
+}
+
+// projectTargets returns the names of the targets registered for the
+// dashboards of projects, by public id: "project-1", "project-2", ... in
+// the order the dashboards first appear. They are RouteScoped, so that
+// only the project routes serve them.
+func projectTargets(projects []Project) map[string]string {
+	names := map[string]string{}
+	for _, p := range projects {
+		if _, ok := names[p.Dashboard]; !ok {
+			names[p.Dashboard] = fmt.Sprintf("project-%d", len(names)+1)
+		}
+	}
+	return names
 }

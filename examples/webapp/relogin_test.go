@@ -97,3 +97,54 @@ func TestForgedLogoutTokensFetchKeysOnce(t *testing.T) {
 		t.Errorf("50 forged logout tokens made the app fetch the provider's keys %d times, want at most 1", n)
 	}
 }
+
+// TestProjectDashboardOnlyThroughProjectRoute: the projects' dashboard
+// shows every project's rows without a project in the security context,
+// so it is RouteScoped: ben (AMER) gets 404 on an EMEA project's route,
+// and the same dashboard through the frame endpoint or the JSON endpoint
+// is refused as well (404, nothing minted), where it used to answer 303
+// with no project signed in. ana still opens her own project.
+func TestProjectDashboardOnlyThroughProjectRoute(t *testing.T) {
+	f := startFlow(t, envOf(map[string]string{EnvSessionKeys: sessionKeys()}))
+	count := func(who string) int {
+		n := 0
+		for _, s := range f.sessions() {
+			if s.ExternalID == who {
+				n++
+			}
+		}
+		return n
+	}
+	ben := f.browser()
+	ben.login("ben", "ben-dev-pass")
+	for _, path := range []string{
+		"/projects/nordics-rollout/analytics/frame",
+		"/embed/frame/dashboard/project-analytics",
+		"/embed/frame/project-1",
+	} {
+		if resp, _ := ben.get(f.d.AppURL + path); resp.StatusCode != http.StatusNotFound {
+			t.Errorf("ben: GET %s: %d, want 404", path, resp.StatusCode)
+		}
+	}
+	for _, target := range []string{"project-1", "dashboard/project-analytics"} {
+		req, err := http.NewRequest(http.MethodPost, f.d.AppURL+"/embed/session", strings.NewReader(`{"target":"`+target+`"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Origin", f.d.AppURL)
+		req.Header.Set("Sec-Fetch-Site", "same-origin")
+		if resp, body := ben.do(req); resp.StatusCode != http.StatusNotFound {
+			t.Errorf("ben: POST /embed/session for %s: %d, want 404; %.200s", target, resp.StatusCode, body)
+		}
+	}
+	if n := count("ben"); n != 0 {
+		t.Errorf("%d sessions minted for ben", n)
+	}
+	ana := f.browser()
+	ana.login("ana", "ana-dev-pass")
+	ana.frameRedirect("/projects/nordics-rollout/analytics/frame")
+	if n := count("ana"); n != 1 {
+		t.Errorf("%d sessions minted for ana's project, want 1", n)
+	}
+}
