@@ -199,7 +199,7 @@ export interface Theme {
 
 export type ColorScheme = "light" | "dark" | "auto";
 
-/** A member such as "orders.status". */
+/** A member such as "sales.region". */
 export type Member = `${string}.${string}`;
 export type FilterScalar = string | number | boolean;
 /** A value, a non-empty list of values (equals any), or null to clear the filter. */

@@ -3,7 +3,7 @@
 // dependency):
 //
 //   import { EmbedkitFrame, useEmbedkitFrame } from "@embedkit/host/react";
-//   <EmbedkitFrame target="sales" filters={{ "orders.status": "completed" }}
+//   <EmbedkitFrame target="sales" filters={{ "sales.region": "EMEA" }}
 //     onDrilldown={(e) => show(e.payload.member, e.payload.value)} />
 import type { ForwardRefExoticComponent, IframeHTMLAttributes, RefAttributes, RefObject } from "react";
 import type {

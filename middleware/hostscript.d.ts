@@ -197,7 +197,7 @@ declare namespace embedkit {
 
   export type ColorScheme = "light" | "dark" | "auto";
 
-  /** A member such as "orders.status". */
+  /** A member such as "sales.region". */
   export type Member = `${string}.${string}`;
   export type FilterScalar = string | number | boolean;
   /** A value, a non-empty list of values (equals any), or null to clear the filter. */

@@ -889,7 +889,7 @@
   }
   function filterParameter(call, member, value) {
     if (!validMember(member)) {
-      throw argError(call, "member", 'a member name such as "orders.status" (view.member)', member);
+      throw argError(call, "member", 'a member name such as "sales.region" (view.member)', member);
     }
     if (!(value === null || scalar(value) || Array.isArray(value) && value.length > 0 && value.every(scalar))) {
       throw argError(call, "value", "a string, a finite number, a boolean, a non-empty array of those, or null to clear", value);

@@ -5,7 +5,7 @@
 // its own.
 //
 //   import { EmbedkitFrame } from "@embedkit/host/react";
-//   <EmbedkitFrame target="sales" filters={{ "orders.status": status }} locale="de-DE"
+//   <EmbedkitFrame target="sales" filters={{ "sales.region": region }} locale="de-DE"
 //     onDrilldown={(e) => show(e.payload.member, e.payload.value)} />
 //
 // The component renders one <iframe data-embedkit data-embedkit-target>
@@ -117,7 +117,7 @@ function sendFilters(handle, applied, filters) {
   const next = Object.create(null);
   if (filters !== undefined && filters !== null) {
     if (typeof filters !== "object" || Array.isArray(filters)) {
-      throw propError("filters", 'an object of member to value such as {"orders.status": "completed"}', filters);
+      throw propError("filters", 'an object of member to value such as {"sales.region": "EMEA"}', filters);
     }
     for (const member of Object.keys(filters)) {
       if (filters[member] === undefined) continue;
