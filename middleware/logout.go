@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -53,11 +54,20 @@ func (k *Kit) Logout(next http.Handler) http.Handler {
 //
 // It returns ErrNoViewer (wrapped) when nobody is logged in, and an error
 // when the ids could not be read from the store or a failed revoke could
-// not be queued. Revokes that fail are queued and nil is returned.
+// not be queued. Revokes that fail are queued and nil is returned. An
+// Identity error of type *UnverifiedViewerError (the login could not be
+// checked) still revokes that viewer's ids.
 func (k *Kit) RevokeRequest(w http.ResponseWriter, r *http.Request) error {
 	v, err := k.viewer(r)
 	if err != nil {
-		return err
+		// An Identity that knows who the viewer is but cannot check the
+		// login (its list of ended logins is down) still names whose
+		// embeds to revoke: revoking them is what logout is for.
+		uv, ok := errors.AsType[*UnverifiedViewerError](err)
+		if !ok || uv.Viewer == nil || strings.TrimSpace(uv.Viewer.Subject) == "" {
+			return err
+		}
+		v = uv.Viewer
 	}
 	return k.revokeKey(r.Context(), k.storeFor(w, r), v.Key())
 }

@@ -57,6 +57,23 @@ func (v *Viewer) Key() string {
 // user. Handlers answer it with 401, or a redirect to login when configured.
 var ErrNoViewer = errors.New("middleware: no logged-in viewer")
 
+// UnverifiedViewerError is an Identity's error that still names the viewer
+// the request claims to be: the Identity read who it is but could not
+// check that the login is still live (its EndedLogins is unreachable).
+// The kit never mints for such a viewer (handlers answer as for any
+// Identity error); logout (Kit.RevokeRequest, Kit.Logout) still revokes
+// the embed sessions minted for that login, since a logout may revoke
+// more than it must but never less.
+type UnverifiedViewerError struct {
+	// Viewer is who the request claims to be, as the Identity read it.
+	Viewer *Viewer
+	// Err is why the login could not be checked.
+	Err error
+}
+
+func (e *UnverifiedViewerError) Error() string { return e.Err.Error() }
+func (e *UnverifiedViewerError) Unwrap() error { return e.Err }
+
 // Identity tells who the viewer of a request is.
 //
 // Viewer returns ErrNoViewer (possibly wrapped) when nobody is logged in,

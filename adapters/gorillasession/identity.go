@@ -166,7 +166,10 @@ func (id *Identity) Save(w http.ResponseWriter, r *http.Request, v *middleware.V
 // Viewer returns the viewer stored by Save. It returns ErrNoViewer when the
 // session holds none, when the cookie does not decode (tampered, expired,
 // or signed with a retired key), when the login is older than
-// MaxLifetime, and when EndedLogins says the login ended.
+// MaxLifetime, and when EndedLogins says the login ended. When
+// EndedLogins cannot be read, the error is a
+// *middleware.UnverifiedViewerError: the kit mints nothing for the
+// request, and its logout still revokes the login's embed sessions.
 //
 // When the session cookie is Secure and a request reaches Viewer, Save or
 // Clear over plain http (no TLS, and no https origin recorded by a trusted
@@ -192,7 +195,9 @@ func (id *Identity) Viewer(r *http.Request) (*middleware.Viewer, error) {
 	if id.EndedLogins != nil {
 		revoked, err := id.EndedLogins.LoginEnded(r.Context(), rec.Subject, rec.SessionKey, time.UnixMilli(rec.Issued))
 		if err != nil {
-			return nil, fmt.Errorf("gorillasession: checking the ended logins: %w", err)
+			// Who it is, but not whether the login still holds: the kit
+			// mints nothing for it, and its logout still revokes.
+			return nil, &middleware.UnverifiedViewerError{Viewer: v, Err: fmt.Errorf("gorillasession: checking the ended logins: %w", err)}
 		}
 		if revoked {
 			return nil, middleware.ErrNoViewer

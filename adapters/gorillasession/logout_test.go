@@ -218,7 +218,9 @@ func TestLogoutWhileListDown(t *testing.T) {
 		storeDown bool
 		want      map[middleware.LogoutStep]int
 	}{
-		{"list down", false, map[middleware.LogoutStep]int{middleware.LogoutStepLogin: 1, middleware.LogoutStepEmbeds: 1}},
+		// The kit still reads who is logging out (an
+		// UnverifiedViewerError) and revokes that login's embeds.
+		{"list down", false, map[middleware.LogoutStep]int{middleware.LogoutStepLogin: 1, middleware.LogoutStepEmbeds: 0}},
 		{"list and id store down", true, map[middleware.LogoutStep]int{middleware.LogoutStepLogin: 1, middleware.LogoutStepEmbeds: 1}},
 	}
 	for _, tt := range tests {
@@ -238,6 +240,14 @@ func TestLogoutWhileListDown(t *testing.T) {
 			}
 
 			h.list.down.Store(true)
+			// A login that cannot be checked mints nothing.
+			minted := len(h.p.Emulator().Sessions())
+			if resp := h.do(t, ana, http.MethodGet, middleware.DefaultFramePrefix+"sales"); resp.StatusCode != http.StatusInternalServerError {
+				t.Errorf("frame load with the list down: %d, want 500", resp.StatusCode)
+			}
+			if n := len(h.p.Emulator().Sessions()); n != minted {
+				t.Errorf("a frame load with the list down minted %d sessions", n-minted)
+			}
 			h.store.down.Store(tt.storeDown)
 			resp := h.do(t, ana, http.MethodPost, "/logout")
 			if resp.StatusCode != http.StatusSeeOther {
@@ -266,7 +276,13 @@ func TestLogoutWhileListDown(t *testing.T) {
 				}
 			}
 			logs := h.logs.String()
-			for _, want := range []string{`"step":"login"`, `"step":"embeds"`, errDown.Error()} {
+			wantLogs := []string{`"step":"login"`, errDown.Error()}
+			if tt.want[middleware.LogoutStepEmbeds] > 0 {
+				wantLogs = append(wantLogs, `"step":"embeds"`)
+			} else {
+				embedkittest.AssertRevoked(t, h.p, "ana")
+			}
+			for _, want := range wantLogs {
 				if !strings.Contains(logs, want) {
 					t.Errorf("the logs do not report %s:\n%s", want, logs)
 				}
