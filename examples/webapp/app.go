@@ -377,6 +377,8 @@ func (a *App) routes() http.Handler {
 	mux.HandleFunc("GET /dashboards/{publicId}", a.dashboardPage)
 	mux.HandleFunc("GET /ask", a.ask)
 	mux.HandleFunc("GET "+ReactPath, a.reactPage)
+	mux.HandleFunc("GET "+ModulePath, a.modulePage)
+	mux.Handle("GET "+HostModulesPath, hostModules())
 	mux.HandleFunc("GET /creator", a.creator)
 	mux.HandleFunc("GET /projects", a.projectList)
 	mux.HandleFunc("GET /projects/{id}", a.projectPage)

@@ -218,6 +218,7 @@ func (a *App) page(r *http.Request, v *middleware.Viewer, title, section string)
 	p.Nav = []templates.NavItem{{Label: "Dashboards", Href: "/dashboards", Active: section == "dashboards"}}
 	p.Nav = append(p.Nav, templates.NavItem{Label: "Ask", Href: "/ask", Active: section == "ask"})
 	p.Nav = append(p.Nav, templates.NavItem{Label: "React", Href: ReactPath, Active: section == "react"})
+	p.Nav = append(p.Nav, templates.NavItem{Label: "Module", Href: ModulePath, Active: section == "module"})
 	if len(a.projects) > 0 {
 		p.Nav = append(p.Nav, templates.NavItem{Label: "Projects", Href: "/projects", Active: section == "projects"})
 	}

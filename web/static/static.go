@@ -10,9 +10,9 @@ import (
 	"strings"
 )
 
-// FS holds app.css, app.js and react.js at its root.
+// FS holds app.css, app.js, react.js and module.js at its root.
 //
-//go:embed app.css app.js react.js
+//go:embed app.css app.js react.js module.js
 var FS embed.FS
 
 // Prefix is the URL path the handler is mounted at.

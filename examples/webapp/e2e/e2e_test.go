@@ -42,6 +42,7 @@ func TestDemoInBrowser(t *testing.T) {
 	t.Run("custom element and per-frame actions", func(t *testing.T) { testCustomElementAndOneFrameActions(t, s, chloe) })
 	t.Run("the platform page on a bare host page", func(t *testing.T) { testBarePage(t, s) })
 	t.Run("React component in StrictMode", func(t *testing.T) { testReactStrictMode(t, s, ana) })
+	t.Run("the package's ES module", func(t *testing.T) { testModulePage(t, s, ben) })
 }
 
 // testSignIn signs u in through the identity provider's form and checks

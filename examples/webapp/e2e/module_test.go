@@ -1,0 +1,107 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/embedkit/embedkit/examples/webapp"
+)
+
+// modulePage is what the test reads of the module page.
+type modulePage struct {
+	State       string   `json:"state"`       // the page's status line
+	FrameState  string   `json:"frameState"`  // the iframe's data-embedkit-state
+	Busy        string   `json:"busy"`        // the iframe's aria-busy
+	Global      bool     `json:"global"`      // whether window.embedkit exists
+	Events      []string `json:"events"`      // the event log's names, newest first
+	HostScripts int      `json:"hostScripts"` // <script src="/embed/host.js"> elements
+}
+
+const readModulePage = `JSON.stringify((() => {
+	const f = document.getElementById("module-frame");
+	return {
+		state: (document.getElementById("module-state") || {}).textContent || "",
+		frameState: f ? f.getAttribute("data-embedkit-state") || "" : "",
+		busy: f ? f.getAttribute("aria-busy") || "" : "",
+		global: typeof window.embedkit !== "undefined",
+		events: [...document.querySelectorAll("#module-events li")].map((li) => li.dataset.event),
+		hostScripts: document.querySelectorAll('script[src*="/embed/host.js"]').length,
+	};
+})())`
+
+func readModule(ctx context.Context) (modulePage, error) {
+	var p modulePage
+	raw, err := chromedp.Run(ctx, chromedp.Evaluate[string](readModulePage))
+	if err != nil {
+		return p, err
+	}
+	return p, json.Unmarshal([]byte(raw), &p)
+}
+
+func waitModule(t *testing.T, tab context.Context, what string, ok func(modulePage) bool) modulePage {
+	t.Helper()
+	var last modulePage
+	err := pollUntil(tab, func(ctx context.Context) (bool, error) {
+		p, err := readModule(ctx)
+		if err != nil {
+			return false, nil // the page may be between documents
+		}
+		last = p
+		return ok(p), nil
+	})
+	if err != nil {
+		t.Fatalf("%s: %v; the page showed %+v", what, err, last)
+	}
+	return last
+}
+
+// testModulePage opens the demo's module page, which imports the npm
+// package's ES module as it is (no bundler, no served host script), and
+// checks that the frame the server rendered is managed by the module: its
+// state reaches ready on the page and on the iframe, one session is
+// minted for it, the page hears its events, and a refresh answers.
+func testModulePage(t *testing.T, s *stack, u demoUser) {
+	tab := s.session(t)
+	s.signIn(t, tab, u)
+	before := sessionIDs(s.sessions(t))
+	do(t, tab, "open the module page", chromedp.Navigate(s.app+webapp.ModulePath))
+	p := waitModule(t, tab, "the module's frame ready", func(p modulePage) bool {
+		return p.State == "ready" && p.FrameState == "ready"
+	})
+	if p.Global || p.HostScripts != 0 {
+		t.Errorf("the module page also runs the served host script (window.embedkit %v, %d script elements)", p.Global, p.HostScripts)
+	}
+	if p.Busy == "true" {
+		t.Error("the ready frame is still aria-busy")
+	}
+	if !slices.Contains(p.Events, "ready") {
+		t.Errorf("the event log has no ready event: %q", p.Events)
+	}
+	minted := mintedSince(before, s.sessions(t))
+	if len(minted) != 1 {
+		t.Fatalf("the module page minted %d sessions, want 1", len(minted))
+	}
+	loads := countEvents(p.Events, "dashboard-loaded")
+	click(t, tab, "#module-refresh")
+	waitModule(t, tab, "a dashboard-loaded after refresh", func(p modulePage) bool {
+		return countEvents(p.Events, "dashboard-loaded") > loads
+	})
+	if n := len(mintedSince(before, s.sessions(t))); n != 1 {
+		t.Errorf("a refresh minted: %d sessions in all, want 1", n)
+	}
+}
+
+// countEvents returns how many of events are name.
+func countEvents(events []string, name string) int {
+	n := 0
+	for _, e := range events {
+		if e == name {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,71 @@
+package webapp
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/embedkit/embedkit/hostpage"
+	"github.com/embedkit/embedkit/middleware"
+	"github.com/embedkit/embedkit/web/templates"
+)
+
+// ModulePath is the demo's module page: a dashboard embedded by the npm
+// package's plain ES module (@embedkit/host), imported as it is, where
+// the dashboard pages use the kit's served host script and the React
+// page the package's React component.
+const ModulePath = "/module"
+
+// ModuleScriptPath is the module page's script (web/static/module.js).
+const ModuleScriptPath = "/static/module.js"
+
+// HostModulesPath is where the demo serves the package's ES modules
+// (hostpage.Modules), for the module page to import.
+const HostModulesPath = "/embed/module/"
+
+// moduleConfig is what the module page's script reads from its root
+// element.
+type moduleConfig struct {
+	// Settings are the kit's host settings, given to configure().
+	Settings middleware.HostSettings `json:"settings"`
+}
+
+// hostModules serves the package's ES modules under HostModulesPath.
+func hostModules() http.Handler {
+	files := http.StripPrefix(HostModulesPath[:len(HostModulesPath)-1], http.FileServerFS(hostpage.Modules()))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Header().Set("Cache-Control", "no-cache")
+		files.ServeHTTP(w, r)
+	})
+}
+
+// modulePage serves the module page to a signed-in viewer: the first
+// dashboard through the kit's frame endpoint, as on /dashboards.
+func (a *App) modulePage(w http.ResponseWriter, r *http.Request) {
+	v, ok := a.requireViewer(w, r)
+	if !ok {
+		return
+	}
+	if len(a.dashboards) == 0 {
+		e := templates.ErrorFor(templates.KindNotFound)
+		e.Title = "No dashboards yet"
+		e.Detail = "Your organisation hasn't shared any dashboards with you."
+		a.errorPage(w, r, v, e)
+		return
+	}
+	b, err := json.Marshal(moduleConfig{Settings: a.kit.HostSettings()})
+	if err != nil {
+		a.log.Error("webapp: encoding the module page's settings", "err", err)
+		http.Error(w, "The page could not be shown.", http.StatusInternalServerError)
+		return
+	}
+	d := a.dashboards[0]
+	a.render(w, r, http.StatusOK, templates.ModulePage(a.page(r, v, "Module", "module"), templates.ModuleView{
+		Title:      "A dashboard through the ES module",
+		Lead:       "The host page's npm package imported as a plain ES module, with no bundler: the frame's state, its events and a refresh that answers.",
+		FrameSrc:   a.kit.FrameSrc("dashboard/" + d.PublicID),
+		FrameTitle: d.Title,
+		Config:     string(b),
+		ScriptURL:  ModuleScriptPath,
+	}))
+}
