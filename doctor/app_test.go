@@ -16,10 +16,10 @@ import (
 )
 
 // userApp is the Config of a small host app that is not the demo: one
-// target, two groups, Policy.AllowedAttributes nil and Origins.Host unset.
+// target, two groups, Policy.Attributes.Allowed nil and Origins.Host unset.
 func userApp(p *embedkittest.Platform) Config {
 	kc := p.KitConfig()
-	kc.Policy.AllowedGroups = []string{"sales", "emea"}
+	kc.Policy.Groups.Allowed = []string{"sales", "emea"}
 	kc.Targets = map[string]middleware.Target{
 		"revenue": {Kind: middleware.KindDashboard, PublicID: "sales-overview"},
 	}
@@ -86,8 +86,8 @@ func TestExitIfRequested(t *testing.T) {
 	for _, s := range []string{
 		"configuration checked: ledger",
 		"targets:     revenue (dashboard sales-overview)",
-		"groups:      emea, sales (Policy.AllowedGroups)",
-		"attributes:  any attribute (Policy.AllowedAttributes is nil)",
+		"groups:      emea, sales (Policy.Groups.Allowed)",
+		"attributes:  any attribute (Policy.Attributes.Allowed is nil)",
 		"host origin: derived from each request (Origins.Host is unset)",
 		"warning  attributes",
 		"warning  host-origin",

@@ -441,8 +441,8 @@ func (d *run) checkClock() {
 // probeGroups are the platform groups the Policy can send, and whether
 // that set is known.
 func probeGroups(p middleware.Policy) (groups []string, known bool) {
-	if p.AllowedGroups == nil {
-		for _, g := range p.GroupMap {
+	if p.Groups.Allowed == nil {
+		for _, g := range p.Groups.Map {
 			if g != "" {
 				groups = append(groups, g)
 			}
@@ -450,7 +450,7 @@ func probeGroups(p middleware.Policy) (groups []string, known bool) {
 		slices.Sort(groups)
 		return slices.Compact(groups), false
 	}
-	groups = slices.Clone(p.AllowedGroups)
+	groups = slices.Clone(p.Groups.Allowed)
 	slices.Sort(groups)
 	return slices.Compact(groups), true
 }
@@ -462,7 +462,7 @@ func (d *run) baseRequest() *embedkit.GenerateSessionRequest {
 	req := &embedkit.GenerateSessionRequest{
 		DeploymentID:    p.DeploymentID,
 		ExternalID:      d.probeID,
-		EmbedTenantName: p.DefaultTenant,
+		EmbedTenantName: p.Tenants.Default,
 		SecurityContext: p.SecurityContext,
 		Settings:        p.Settings,
 		EmbedTheme:      p.Theme,
@@ -532,17 +532,17 @@ func sessionFailure(err error) Check {
 
 func (d *run) checkGroups(ctx context.Context) {
 	p := d.cfg.Kit.Policy
-	if p.KeepPlatformGroups {
-		d.skip("groups", "", "Policy.KeepPlatformGroups: the kit sends no groups")
+	if p.Groups.KeepPlatform {
+		d.skip("groups", "", "Policy.Groups.KeepPlatform: the kit sends no groups")
 		return
 	}
 	groups, known := probeGroups(p)
 	if len(groups) == 0 {
 		if known {
-			d.add(Check{ID: "groups", Status: OK, Detail: "Policy.AllowedGroups is empty: viewers are sent with no groups"})
+			d.add(Check{ID: "groups", Status: OK, Detail: "Policy.Groups.Allowed is empty: viewers are sent with no groups"})
 		} else {
-			d.add(Check{ID: "groups", Status: Warning, Detail: "Policy.AllowedGroups is nil: every host group is sent as it is, and one the platform does not know fails that viewer's embeds",
-				Fix: "list the platform groups viewers may have in Policy.AllowedGroups"})
+			d.add(Check{ID: "groups", Status: Warning, Detail: "Policy.Groups.Allowed is nil: every host group is sent as it is, and one the platform does not know fails that viewer's embeds",
+				Fix: "list the platform groups viewers may have in Policy.Groups.Allowed"})
 		}
 		return
 	}
@@ -553,14 +553,14 @@ func (d *run) checkGroups(ctx context.Context) {
 	switch {
 	case errors.As(err, &gnf):
 		d.add(Check{ID: "groups", Status: Failed, Detail: "the platform has no groups named " + strings.Join(gnf.Names, ", "),
-			Fix: "create them on the platform, or remove them from Policy.AllowedGroups and GroupMap"})
+			Fix: "create them on the platform, or remove them from Policy.Groups.Allowed and Policy.Groups.Map"})
 	case err != nil:
 		d.add(Check{ID: "groups", Status: Failed, Detail: "a session with the Policy's groups failed: " + err.Error()})
 	case known:
-		d.add(Check{ID: "groups", Status: OK, Detail: fmt.Sprintf("the platform knows every group of Policy.AllowedGroups (%s)", strings.Join(groups, ", "))})
+		d.add(Check{ID: "groups", Status: OK, Detail: fmt.Sprintf("the platform knows every group of Policy.Groups.Allowed (%s)", strings.Join(groups, ", "))})
 	default:
-		d.add(Check{ID: "groups", Status: Warning, Detail: fmt.Sprintf("the platform knows the groups of Policy.GroupMap (%s), but Policy.AllowedGroups is nil: other host groups are sent as they are", strings.Join(groups, ", ")),
-			Fix: "list the platform groups viewers may have in Policy.AllowedGroups"})
+		d.add(Check{ID: "groups", Status: Warning, Detail: fmt.Sprintf("the platform knows the groups of Policy.Groups.Map (%s), but Policy.Groups.Allowed is nil: other host groups are sent as they are", strings.Join(groups, ", ")),
+			Fix: "list the platform groups viewers may have in Policy.Groups.Allowed"})
 	}
 }
 
@@ -569,14 +569,14 @@ func (d *run) checkGroups(ctx context.Context) {
 // attributes not found", which names none, so each is tried alone when
 // the whole set fails.
 func (d *run) checkAttributes(ctx context.Context) {
-	names := d.cfg.Kit.Policy.AllowedAttributes
+	names := d.cfg.Kit.Policy.Attributes.Allowed
 	switch {
 	case names == nil:
-		d.add(Check{ID: "attributes", Status: Warning, Detail: "Policy.AllowedAttributes is nil: every attribute of a viewer is sent, and one the platform does not know fails that viewer's embeds",
-			Fix: "list the user attributes defined on the platform in Policy.AllowedAttributes"})
+		d.add(Check{ID: "attributes", Status: Warning, Detail: "Policy.Attributes.Allowed is nil: every attribute of a viewer is sent, and one the platform does not know fails that viewer's embeds",
+			Fix: "list the user attributes defined on the platform in Policy.Attributes.Allowed"})
 		return
 	case len(names) == 0:
-		d.add(Check{ID: "attributes", Status: OK, Detail: "Policy.AllowedAttributes is empty: no attributes are sent"})
+		d.add(Check{ID: "attributes", Status: OK, Detail: "Policy.Attributes.Allowed is empty: no attributes are sent"})
 		return
 	}
 	names = slices.Compact(slices.Sorted(slices.Values(names)))
@@ -590,7 +590,7 @@ func (d *run) checkAttributes(ctx context.Context) {
 	}
 	err := try(names)
 	if err == nil {
-		d.add(Check{ID: "attributes", Status: OK, Detail: fmt.Sprintf("the platform's catalog defines every attribute of Policy.AllowedAttributes (%s)", strings.Join(names, ", "))})
+		d.add(Check{ID: "attributes", Status: OK, Detail: fmt.Sprintf("the platform's catalog defines every attribute of Policy.Attributes.Allowed (%s)", strings.Join(names, ", "))})
 		return
 	}
 	if !errors.Is(err, embedkit.ErrUserAttributesNotFound) {
@@ -608,7 +608,7 @@ func (d *run) checkAttributes(ctx context.Context) {
 		detail = "the platform refused the attributes together but accepted each alone"
 	}
 	d.add(Check{ID: "attributes", Status: Failed, Detail: detail,
-		Fix: "define them in the platform's user attributes, or remove them from Policy.AllowedAttributes (creator-mode viewers use their embed tenant's own catalog)"})
+		Fix: "define them in the platform's user attributes, or remove them from Policy.Attributes.Allowed (creator-mode viewers use their embed tenant's own catalog)"})
 }
 
 // checkDashboards asks the platform about each dashboard target with the

@@ -24,8 +24,8 @@ import (
 // Policy that sends two groups and one attribute of the demo fixture.
 func kitConfig(p *embedkittest.Platform) middleware.Config {
 	cfg := p.KitConfig()
-	cfg.Policy.AllowedGroups = []string{"sales", "emea"}
-	cfg.Policy.AllowedAttributes = []string{"region"}
+	cfg.Policy.Groups.Allowed = []string{"sales", "emea"}
+	cfg.Policy.Attributes.Allowed = []string{"region"}
 	cfg.Targets = map[string]middleware.Target{
 		"sales":    {Kind: middleware.KindDashboard, PublicID: "sales-overview"},
 		"regional": {Kind: middleware.KindDashboard, PublicID: "regional-performance"},
@@ -163,21 +163,21 @@ func TestBrokenPlatform(t *testing.T) {
 		},
 		{
 			name:   "unknown group",
-			kit:    func(c *middleware.Config) { c.Policy.AllowedGroups = []string{"sales", "finance", "legal"} },
+			kit:    func(c *middleware.Config) { c.Policy.Groups.Allowed = []string{"sales", "finance", "legal"} },
 			want:   map[string]doctor.Status{"generate-session": doctor.OK, "groups": doctor.Failed, "attributes": doctor.OK},
 			detail: "finance, legal",
 		},
 		{
 			name:   "unknown attribute",
-			kit:    func(c *middleware.Config) { c.Policy.AllowedAttributes = []string{"quota", "cost_center", "region"} },
+			kit:    func(c *middleware.Config) { c.Policy.Attributes.Allowed = []string{"quota", "cost_center", "region"} },
 			want:   map[string]doctor.Status{"groups": doctor.OK, "attributes": doctor.Failed},
 			detail: "cost_center",
 		},
 		{
 			name:   "groups and attributes not allow-listed",
-			kit:    func(c *middleware.Config) { c.Policy.AllowedGroups, c.Policy.AllowedAttributes = nil, nil },
+			kit:    func(c *middleware.Config) { c.Policy.Groups.Allowed, c.Policy.Attributes.Allowed = nil, nil },
 			want:   map[string]doctor.Status{"groups": doctor.Warning, "attributes": doctor.Warning},
-			detail: "AllowedGroups is nil",
+			detail: "Groups.Allowed is nil",
 		},
 		{
 			name:   "branch that does not exist",

@@ -33,9 +33,9 @@ func ExampleRun() {
 		Platform:    client,
 		PlatformURL: platform.URL,
 		Policy: middleware.Policy{
-			DeploymentID:      1,
-			AllowedGroups:     []string{"sales", "finance"},
-			AllowedAttributes: []string{"region"},
+			DeploymentID: 1,
+			Groups:       middleware.GroupOptions{Allowed: []string{"sales", "finance"}},
+			Attributes:   middleware.AttributeOptions{Allowed: []string{"region"}},
 		},
 		Targets: map[string]middleware.Target{
 			"sales":   {Kind: middleware.KindDashboard, PublicID: "sales-overview"},
@@ -80,7 +80,7 @@ func ExampleExitIfRequested() {
 	cfg := middleware.Config{
 		Platform:    client,
 		PlatformURL: "https://acme.cubecloud.dev",
-		Policy:      middleware.Policy{DeploymentID: 42, AllowedGroups: []string{"sales"}},
+		Policy:      middleware.Policy{DeploymentID: 42, Groups: middleware.GroupOptions{Allowed: []string{"sales"}}},
 		Targets:     map[string]middleware.Target{"revenue": {Kind: middleware.KindDashboard, PublicID: "revenue"}},
 	}
 	doctor.ExitIfRequested(doctor.Config{Name: "billing", Kit: cfg})

@@ -15,10 +15,10 @@ type Summary struct {
 	Name string `json:"name"`
 	// Targets are the Config's targets, by name.
 	Targets []TargetSummary `json:"targets"`
-	// AllowedGroups is Policy.AllowedGroups; null (nil) means every host
+	// AllowedGroups is Policy.Groups.Allowed; null (nil) means every host
 	// group is sent as it is.
 	AllowedGroups []string `json:"allowedGroups"`
-	// AllowedAttributes is Policy.AllowedAttributes; null (nil) means
+	// AllowedAttributes is Policy.Attributes.Allowed; null (nil) means
 	// every attribute of a viewer is sent.
 	AllowedAttributes []string `json:"allowedAttributes"`
 	// HostOrigin is Origins.Host; empty means the kit derives the origin
@@ -43,8 +43,8 @@ const unnamed = "(unnamed: set doctor.Config.Name)"
 func summarize(cfg Config) Summary {
 	s := Summary{
 		Name:              cfg.Name,
-		AllowedGroups:     sortedCopy(cfg.Kit.Policy.AllowedGroups),
-		AllowedAttributes: sortedCopy(cfg.Kit.Policy.AllowedAttributes),
+		AllowedGroups:     sortedCopy(cfg.Kit.Policy.Groups.Allowed),
+		AllowedAttributes: sortedCopy(cfg.Kit.Policy.Attributes.Allowed),
 		HostOrigin:        strings.TrimSuffix(cfg.Kit.Origins.Host, "/"),
 		Targets:           []TargetSummary{},
 	}
@@ -81,8 +81,8 @@ func (s Summary) writeText(b *strings.Builder) {
 		targets = []string{"none"}
 	}
 	fmt.Fprintf(b, "  targets:     %s\n", strings.Join(targets, ", "))
-	fmt.Fprintf(b, "  groups:      %s\n", listOrAny(s.AllowedGroups, "Policy.AllowedGroups", "host group"))
-	fmt.Fprintf(b, "  attributes:  %s\n", listOrAny(s.AllowedAttributes, "Policy.AllowedAttributes", "attribute"))
+	fmt.Fprintf(b, "  groups:      %s\n", listOrAny(s.AllowedGroups, "Policy.Groups.Allowed", "host group"))
+	fmt.Fprintf(b, "  attributes:  %s\n", listOrAny(s.AllowedAttributes, "Policy.Attributes.Allowed", "attribute"))
 	if s.HostOrigin != "" {
 		fmt.Fprintf(b, "  host origin: %s (Origins.Host)\n", s.HostOrigin)
 	} else {

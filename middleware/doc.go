@@ -34,7 +34,7 @@
 //		Platform:    client,
 //		Identity:    identity,          // who is the viewer
 //		Store:       memstore.New(),    // where minted ids are kept
-//		Policy:      middleware.Policy{DeploymentID: 1, AllowedGroups: []string{"sales", "emea"}},
+//		Policy:      middleware.Policy{DeploymentID: 1, Groups: middleware.GroupOptions{Allowed: []string{"sales", "emea"}}},
 //		PlatformURL: platformURL,
 //		Targets:     map[string]middleware.Target{"sales": {Kind: middleware.KindDashboard, PublicID: "sales-overview"}},
 //	})

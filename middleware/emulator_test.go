@@ -51,9 +51,9 @@ func setupEmulator(t *testing.T) *platformEnv {
 		Store:       newMapStore(),
 		PlatformURL: srv.URL,
 		Policy: Policy{
-			DeploymentID:      1,
-			AllowedGroups:     []string{"sales", "emea", "amer", "apac", "analysts"},
-			AllowedAttributes: []string{"region"},
+			DeploymentID: 1,
+			Groups:       GroupOptions{Allowed: []string{"sales", "emea", "amer", "apac", "analysts"}},
+			Attributes:   AttributeOptions{Allowed: []string{"region"}},
 		},
 		Targets: map[string]Target{
 			"sales": {Kind: KindDashboard, PublicID: "sales-overview"},

@@ -53,7 +53,7 @@ func Example() {
 		Platform:    client,
 		Identity:    hostSession,
 		Store:       memstore.New(),
-		Policy:      middleware.Policy{DeploymentID: 1, AllowedGroups: []string{"sales", "emea"}},
+		Policy:      middleware.Policy{DeploymentID: 1, Groups: middleware.GroupOptions{Allowed: []string{"sales", "emea"}}},
 		PlatformURL: platformURL,
 		Targets:     map[string]middleware.Target{"sales": {Kind: middleware.KindDashboard, PublicID: "sales-overview"}},
 	})
@@ -87,7 +87,7 @@ func exampleKit(platformURL string, client *embedkit.Client) *middleware.Kit {
 		Platform:    client,
 		Identity:    hostSession,
 		Store:       memstore.New(),
-		Policy:      middleware.Policy{DeploymentID: 1, AllowedGroups: []string{"sales", "emea"}},
+		Policy:      middleware.Policy{DeploymentID: 1, Groups: middleware.GroupOptions{Allowed: []string{"sales", "emea"}}},
 		PlatformURL: platformURL,
 		Targets:     map[string]middleware.Target{"sales": {Kind: middleware.KindDashboard, PublicID: "sales-overview"}},
 		Locales:     middleware.LocaleOptions{Supported: []string{"en-US", "de-DE"}},
@@ -199,7 +199,7 @@ func ExampleKit_FrameFunc() {
 		Platform:    client,
 		Identity:    hostSession,
 		Store:       memstore.New(),
-		Policy:      middleware.Policy{DeploymentID: 1, AllowedGroups: []string{"sales", "emea"}},
+		Policy:      middleware.Policy{DeploymentID: 1, Groups: middleware.GroupOptions{Allowed: []string{"sales", "emea"}}},
 		PlatformURL: platformURL,
 	})
 	if err != nil {
@@ -253,7 +253,7 @@ func ExampleKit_HostSettings() {
 		Platform:    client,
 		Identity:    hostSession,
 		Store:       memstore.New(),
-		Policy:      middleware.Policy{DeploymentID: 1, AllowedGroups: []string{"sales", "emea"}},
+		Policy:      middleware.Policy{DeploymentID: 1, Groups: middleware.GroupOptions{Allowed: []string{"sales", "emea"}}},
 		PlatformURL: platformURL,
 		Targets:     map[string]middleware.Target{"sales": {Kind: middleware.KindDashboard, PublicID: "sales-overview"}},
 	})

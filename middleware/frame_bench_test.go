@@ -198,9 +198,9 @@ func benchKit(b *testing.B, platform middleware.Platform, identity middleware.Id
 		Identity: identity,
 		Store:    store,
 		Policy: middleware.Policy{
-			DeploymentID:      1,
-			AllowedGroups:     []string{"sales", "emea"},
-			AllowedAttributes: []string{"region"},
+			DeploymentID: 1,
+			Groups:       middleware.GroupOptions{Allowed: []string{"sales", "emea"}},
+			Attributes:   middleware.AttributeOptions{Allowed: []string{"region"}},
 		},
 		PlatformURL: platformURL,
 		Targets: map[string]middleware.Target{

@@ -16,7 +16,7 @@ import (
 
 func TestFrameHandlerRedirects(t *testing.T) {
 	tk := newTestKit(t, func(c *Config) {
-		c.Policy.CreatorTenants = []string{"acme"}
+		c.Policy.Tenants.Creator = []string{"acme"}
 		c.AllowAnyDashboard = true
 		c.Targets["orders"] = Target{Kind: KindDashboard, PublicID: "dash-orders", DeploymentPath: true, Locale: "fr", TimeZone: "Europe/Paris"}
 	})
@@ -296,7 +296,7 @@ func TestNewErrors(t *testing.T) {
 		{"bad default locale", func(c *Config) { c.Locales.Default = "xx" }, "Config.Locales.Default"},
 		{"bad default zone", func(c *Config) { c.Locales.TimeZone = "Local" }, "Config.Locales.TimeZone"},
 		{"bad locales", func(c *Config) { c.Locales.Supported = []string{"en-US", "not a tag"} }, "Config.Locales.Supported[1]"},
-		{"bad tenant", func(c *Config) { c.Policy.CreatorTenants = []string{"Acme"} }, "Config.Policy.CreatorTenants[0]"},
+		{"bad tenant", func(c *Config) { c.Policy.Tenants.Creator = []string{"Acme"} }, "Config.Policy.Tenants.Creator[0]"},
 		{"bad trusted origin", func(c *Config) { c.Origins.Trusted = []string{"example.com"} }, "Config.Origins.Trusted[0]"},
 		{"bad login URL", func(c *Config) { c.Paths.Login = "javascript:alert(1)" }, "Config.Paths.Login"},
 	}

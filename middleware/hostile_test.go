@@ -73,8 +73,8 @@ func newHostileKit(t *testing.T, identity middleware.Identity, edit func(*middle
 	cfg.Platform = h.recorder
 	cfg.Identity = identity
 	cfg.Store = memstore.New()
-	cfg.Policy.AllowedGroups = []string{"sales", "emea"}
-	cfg.Policy.AllowedAttributes = []string{"region"}
+	cfg.Policy.Groups.Allowed = []string{"sales", "emea"}
+	cfg.Policy.Attributes.Allowed = []string{"region"}
 	// The host maps one claim of its identity provider into the security
 	// context, as hosts do.
 	cfg.Policy.SecurityContextFunc = func(_ *http.Request, v *middleware.Viewer) (map[string]any, error) {
@@ -145,7 +145,7 @@ func TestHostileViewerData(t *testing.T) {
 				}
 			}},
 		{name: "10,000 groups, no allow-list", viewer: middleware.Viewer{Subject: "ana", Groups: tenThousand},
-			edit:       func(c *middleware.Config) { c.Policy.AllowedGroups = nil },
+			edit:       func(c *middleware.Config) { c.Policy.Groups.Allowed = nil },
 			wantStatus: http.StatusBadGateway, wantLog: "Groups with names"},
 		{name: "subject with a NUL", viewer: middleware.Viewer{Subject: "ana\x00admin"},
 			wantStatus: http.StatusInternalServerError, wantLog: "externalId: must not contain control characters"},

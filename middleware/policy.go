@@ -26,7 +26,17 @@ var ErrMisconfigured = errors.New("middleware: embedding is misconfigured")
 
 // Policy turns a Viewer into the generate-session request for a target.
 // Only DeploymentID is required. The zero value of every other field is
-// the conservative choice.
+// the conservative choice. Its options come in groups, as Config's do:
+// Groups, Attributes, Tenants and Profile decide what of the viewer
+// reaches the platform; SecurityContext, Settings and Theme are the
+// defaults of every session; the hooks run per request.
+//
+// Which wins: the Policy gives every session its defaults; a Target
+// overrides them for its embed (its SecurityContext adds keys over the
+// Policy's, its Settings override key by key, its Theme replaces the
+// Policy's); at request time SecurityContextFunc adds keys over both,
+// and Customize, last, may change anything. What is set closer to the
+// request applies later and wins.
 //
 // Nothing a browser sends reaches the request: the Viewer comes from the
 // Identity, the Target from the host's registry or the host's own handler
@@ -40,44 +50,20 @@ var ErrMisconfigured = errors.New("middleware: embedding is misconfigured")
 type Policy struct {
 	// DeploymentID is the deployment every session is for. Required.
 	DeploymentID int64
+	// BranchName, when set, makes the sessions query that branch's data
+	// model instead of production.
+	BranchName string
 
-	// GroupMap renames host groups to platform groups before the
-	// allow-list applies. A host group mapped to "" is dropped; a host
-	// group not in the map keeps its name.
-	GroupMap map[string]string
-	// AllowedGroups lists the platform groups that may be sent. nil sends
-	// every (renamed) group as is; an empty non-nil slice sends none. The
-	// platform fails the whole request for a group it does not know, so
-	// list here the groups that exist on it.
-	AllowedGroups []string
-	// KeepPlatformGroups leaves the groups field out of the request, so
-	// the platform keeps whatever memberships the user has there (for
-	// accounts whose groups are managed elsewhere). By default the kit
-	// sends the viewer's mapped groups on every mint, an empty list
-	// included, so a user who left a group at the host leaves it on the
-	// platform too.
-	KeepPlatformGroups bool
-
-	// AllowedAttributes lists the user attributes that may be sent, with
-	// the same rule as AllowedGroups: nil sends all of the viewer's
-	// attributes, an empty non-nil slice none. Attributes are sent sorted
-	// by name.
-	AllowedAttributes []string
-
-	// DefaultTenant is the embed tenant of a viewer whose Tenant is empty.
-	// Empty means the account's current tenant.
-	DefaultTenant string
-	// CreatorTenants are the embed tenants whose viewers may get
-	// creator-mode sessions: always for an app target, and for other
-	// targets when Viewer.CreatorMode is set. Anyone else gets a
-	// viewer-mode session, or ErrDenied for an app target.
-	CreatorTenants []string
-	// TenantGroups, when set, names the embed-tenant groups a creator-mode
-	// viewer is put in (shown in the creator-mode UI for sharing).
-	TenantGroups func(r *http.Request, v *Viewer) []string
-	// DefineTenantGroups also sends a definition for each of those groups,
-	// so the platform creates any that are missing.
-	DefineTenantGroups bool
+	// Groups decides which of the viewer's groups reach the platform.
+	Groups GroupOptions
+	// Attributes decides which of the viewer's attributes reach the
+	// platform.
+	Attributes AttributeOptions
+	// Tenants decides the viewer's embed tenant and creator mode.
+	Tenants TenantOptions
+	// Profile decides which of the viewer's profile fields reach the
+	// platform.
+	Profile ProfileOptions
 
 	// SecurityContext is passed to the platform's data queries for every
 	// viewer. A Target's SecurityContext adds keys over it.
@@ -88,24 +74,11 @@ type Policy struct {
 	// (403).
 	SecurityContextFunc func(r *http.Request, v *Viewer) (map[string]any, error)
 
-	// OmitEmail leaves the viewer's email out of the request. An email
-	// the platform would refuse (embedkit.IsEmailAddress) is always left
-	// out, and the viewer minted without it.
-	OmitEmail bool
-	// OmitProfile leaves the viewer's display name and picture out. A
-	// picture the platform would refuse (embedkit.IsPictureURL: an
-	// absolute http or https URL of at most 2048 bytes) is always left
-	// out, and the viewer minted without it.
-	OmitProfile bool
-
 	// Settings are the default session settings; a Target's Settings
 	// override them key by key.
 	Settings *embedkit.EmbedSessionSettings
 	// Theme is the default embed theme; a Target's Theme replaces it.
 	Theme *embedkit.EmbedTheme
-	// BranchName, when set, makes the sessions query that branch's data
-	// model instead of production.
-	BranchName string
 
 	// Customize, when set, runs last and may change the request. An error
 	// wrapping ErrDenied refuses the viewer (403); any other error is a
@@ -113,17 +86,81 @@ type Policy struct {
 	Customize func(r *http.Request, v *Viewer, t Target, req *embedkit.GenerateSessionRequest) error
 }
 
+// GroupOptions decide which of a viewer's groups reach the platform
+// (Policy.Groups).
+type GroupOptions struct {
+	// Map renames host groups to platform groups before the allow-list
+	// applies. A host group mapped to "" is dropped; a host group not in
+	// the map keeps its name.
+	Map map[string]string
+	// Allowed lists the platform groups that may be sent. nil sends every
+	// (renamed) group as is; an empty non-nil slice sends none. The
+	// platform fails the whole request for a group it does not know, so
+	// list here the groups that exist on it.
+	Allowed []string
+	// KeepPlatform leaves the groups field out of the request, so the
+	// platform keeps whatever memberships the user has there (for
+	// accounts whose groups are managed elsewhere). By default the kit
+	// sends the viewer's mapped groups on every mint, an empty list
+	// included, so a user who left a group at the host leaves it on the
+	// platform too.
+	KeepPlatform bool
+}
+
+// AttributeOptions decide which of a viewer's user attributes reach the
+// platform (Policy.Attributes).
+type AttributeOptions struct {
+	// Allowed lists the user attributes that may be sent, with the same
+	// rule as GroupOptions.Allowed: nil sends all of the viewer's
+	// attributes, an empty non-nil slice none. Attributes are sent sorted
+	// by name.
+	Allowed []string
+}
+
+// TenantOptions decide a viewer's embed tenant and creator mode
+// (Policy.Tenants).
+type TenantOptions struct {
+	// Default is the embed tenant of a viewer whose Tenant is empty.
+	// Empty means the account's current tenant.
+	Default string
+	// Creator are the embed tenants whose viewers may get creator-mode
+	// sessions: always for an app target, and for other targets when
+	// Viewer.CreatorMode is set. Anyone else gets a viewer-mode session,
+	// or ErrDenied for an app target.
+	Creator []string
+	// Groups, when set, names the embed-tenant groups a creator-mode
+	// viewer is put in (shown in the creator-mode UI for sharing).
+	Groups func(r *http.Request, v *Viewer) []string
+	// DefineGroups also sends a definition for each of those groups, so
+	// the platform creates any that are missing.
+	DefineGroups bool
+}
+
+// ProfileOptions decide which of a viewer's profile fields reach the
+// platform (Policy.Profile).
+type ProfileOptions struct {
+	// OmitEmail leaves the viewer's email out of the request. An email
+	// the platform would refuse (embedkit.IsEmailAddress) is always left
+	// out, and the viewer minted without it.
+	OmitEmail bool
+	// OmitNameAndPicture leaves the viewer's display name and picture
+	// out. A picture the platform would refuse (embedkit.IsPictureURL: an
+	// absolute http or https URL of at most 2048 bytes) is always left
+	// out, and the viewer minted without it.
+	OmitNameAndPicture bool
+}
+
 // check reports the first thing wrong with the static part of p.
 func (p *Policy) check() error {
 	if p.DeploymentID <= 0 {
 		return errors.New("middleware: Config.Policy.DeploymentID is required (the deployment to embed)")
 	}
-	if p.DefaultTenant != "" && !embedkit.IsTenantName(p.DefaultTenant) {
-		return fmt.Errorf("middleware: Config.Policy.DefaultTenant %q must match %s", p.DefaultTenant, embedkit.TenantNameRule)
+	if p.Tenants.Default != "" && !embedkit.IsTenantName(p.Tenants.Default) {
+		return fmt.Errorf("middleware: Config.Policy.Tenants.Default %q must match %s", p.Tenants.Default, embedkit.TenantNameRule)
 	}
-	for i, t := range p.CreatorTenants {
+	for i, t := range p.Tenants.Creator {
 		if !embedkit.IsTenantName(t) {
-			return fmt.Errorf("middleware: Config.Policy.CreatorTenants[%d] %q must match %s", i, t, embedkit.TenantNameRule)
+			return fmt.Errorf("middleware: Config.Policy.Tenants.Creator[%d] %q must match %s", i, t, embedkit.TenantNameRule)
 		}
 	}
 	return nil
@@ -164,10 +201,10 @@ func (p *Policy) build(r *http.Request, v *Viewer, t Target) (*embedkit.Generate
 	}
 	// An email or picture the platform would refuse is left out, never
 	// sent to fail validation: the viewer is minted without it.
-	if email := strings.TrimSpace(v.Email); !p.OmitEmail && embedkit.IsEmailAddress(email) {
+	if email := strings.TrimSpace(v.Email); !p.Profile.OmitEmail && embedkit.IsEmailAddress(email) {
 		req.Email = email
 	}
-	if !p.OmitProfile {
+	if !p.Profile.OmitNameAndPicture {
 		prof := embedkit.EmbedUserProfile{DisplayName: strings.TrimSpace(v.DisplayName)}
 		if embedkit.IsPictureURL(v.Picture) {
 			prof.Picture = v.Picture
@@ -177,31 +214,31 @@ func (p *Policy) build(r *http.Request, v *Viewer, t Target) (*embedkit.Generate
 		}
 	}
 
-	if !p.KeepPlatformGroups {
+	if !p.Groups.KeepPlatform {
 		req.Groups = p.groups(v.Groups)
 	}
 	req.UserAttributes = p.attributes(v.Attributes)
 
 	tenant := strings.ToLower(strings.TrimSpace(v.Tenant))
 	if tenant == "" {
-		tenant = p.DefaultTenant
+		tenant = p.Tenants.Default
 	}
 	if tenant != "" && !embedkit.IsTenantName(tenant) {
 		return nil, fmt.Errorf("%w: the viewer's tenant does not match %s", ErrMisconfigured, embedkit.TenantNameRule)
 	}
 	req.EmbedTenantName = tenant
 
-	creatorAllowed := tenant != "" && slices.Contains(p.CreatorTenants, tenant)
+	creatorAllowed := tenant != "" && slices.Contains(p.Tenants.Creator, tenant)
 	switch {
 	case t.Kind == KindApp && !creatorAllowed:
-		return nil, fmt.Errorf("%w: the creator-mode app needs a tenant listed in Policy.CreatorTenants", ErrDenied)
+		return nil, fmt.Errorf("%w: the creator-mode app needs a tenant listed in Policy.Tenants.Creator", ErrDenied)
 	case creatorAllowed && (t.Kind == KindApp || v.CreatorMode):
 		on := true
 		req.CreatorMode = &on
-		if p.TenantGroups != nil {
-			names := dedupe(p.TenantGroups(r, v))
+		if p.Tenants.Groups != nil {
+			names := dedupe(p.Tenants.Groups(r, v))
 			req.TenantGroups = names
-			if p.DefineTenantGroups {
+			if p.Tenants.DefineGroups {
 				for _, n := range names {
 					req.TenantGroupDefinitions = append(req.TenantGroupDefinitions, embedkit.GroupDefinition{Name: n})
 				}
@@ -238,13 +275,13 @@ func (p *Policy) groups(host []string) []string {
 	out := make([]string, 0, len(host))
 	for _, g := range host {
 		g = strings.TrimSpace(g)
-		if to, ok := p.GroupMap[g]; ok {
+		if to, ok := p.Groups.Map[g]; ok {
 			g = to
 		}
 		if g == "" {
 			continue
 		}
-		if p.AllowedGroups != nil && !slices.Contains(p.AllowedGroups, g) {
+		if p.Groups.Allowed != nil && !slices.Contains(p.Groups.Allowed, g) {
 			continue
 		}
 		out = append(out, g)
@@ -262,7 +299,7 @@ func (p *Policy) attributes(attrs map[string]any) []embedkit.UserAttributeInput 
 	var buf [8]string
 	names := buf[:0]
 	for name := range attrs {
-		if p.AllowedAttributes == nil || slices.Contains(p.AllowedAttributes, name) {
+		if p.Attributes.Allowed == nil || slices.Contains(p.Attributes.Allowed, name) {
 			names = append(names, name)
 		}
 	}

@@ -18,11 +18,11 @@ func TestPolicyGroups(t *testing.T) {
 		want   []string
 	}{
 		{"nil allow-list sends as is", Policy{}, []string{"sales", "emea"}, []string{"emea", "sales"}},
-		{"empty allow-list sends none", Policy{AllowedGroups: []string{}}, []string{"sales"}, []string{}},
-		{"allow-list drops unknown", Policy{AllowedGroups: []string{"sales"}}, []string{"sales", "hr"}, []string{"sales"}},
-		{"rename then allow", Policy{GroupMap: map[string]string{"Sales Team": "sales"}, AllowedGroups: []string{"sales"}}, []string{"Sales Team"}, []string{"sales"}},
-		{"map to empty drops", Policy{GroupMap: map[string]string{"admins": ""}}, []string{"admins", "emea"}, []string{"emea"}},
-		{"dedupe", Policy{GroupMap: map[string]string{"a": "sales"}}, []string{"a", "sales", " sales "}, []string{"sales"}},
+		{"empty allow-list sends none", Policy{Groups: GroupOptions{Allowed: []string{}}}, []string{"sales"}, []string{}},
+		{"allow-list drops unknown", Policy{Groups: GroupOptions{Allowed: []string{"sales"}}}, []string{"sales", "hr"}, []string{"sales"}},
+		{"rename then allow", Policy{Groups: GroupOptions{Map: map[string]string{"Sales Team": "sales"}, Allowed: []string{"sales"}}}, []string{"Sales Team"}, []string{"sales"}},
+		{"map to empty drops", Policy{Groups: GroupOptions{Map: map[string]string{"admins": ""}}}, []string{"admins", "emea"}, []string{"emea"}},
+		{"dedupe", Policy{Groups: GroupOptions{Map: map[string]string{"a": "sales"}}}, []string{"a", "sales", " sales "}, []string{"sales"}},
 		{"no groups clears", Policy{}, nil, []string{}},
 	}
 	for _, tt := range tests {
@@ -38,7 +38,7 @@ func TestPolicyGroups(t *testing.T) {
 		})
 	}
 	t.Run("keep platform groups omits the field", func(t *testing.T) {
-		p := Policy{DeploymentID: 1, KeepPlatformGroups: true}
+		p := Policy{DeploymentID: 1, Groups: GroupOptions{KeepPlatform: true}}
 		req, err := p.Request(nil, &Viewer{Subject: "u1", Groups: []string{"sales"}}, Target{Kind: KindChat})
 		if err != nil {
 			t.Fatal(err)
@@ -59,15 +59,15 @@ func TestPolicyRequest(t *testing.T) {
 		Tenant:      "Acme",
 	}
 	p := Policy{
-		DeploymentID:      7,
-		AllowedAttributes: []string{"region", "level"},
-		SecurityContext:   map[string]any{"app": "crm"},
+		DeploymentID:    7,
+		SecurityContext: map[string]any{"app": "crm"},
 		SecurityContextFunc: func(_ *http.Request, v *Viewer) (map[string]any, error) {
 			return map[string]any{"user": v.Subject}, nil
 		},
 		Settings:   &embedkit.EmbedSessionSettings{AllowAI: new(false), ShowMemberNames: new(false)},
 		Theme:      &embedkit.EmbedTheme{PrimaryColor: "#123456"},
 		BranchName: "feature-x",
+		Attributes: AttributeOptions{Allowed: []string{"region", "level"}},
 	}
 	tgt := Target{Kind: KindDashboard, PublicID: "d", Settings: &embedkit.EmbedSessionSettings{AllowAI: new(true), Locale: new("de-DE")}}
 	req, err := p.Request(nil, v, tgt)
@@ -117,10 +117,8 @@ func TestPolicyDropsMalformedProfileData(t *testing.T) {
 
 func TestPolicyCreatorMode(t *testing.T) {
 	p := Policy{
-		DeploymentID:       1,
-		CreatorTenants:     []string{"acme"},
-		TenantGroups:       func(_ *http.Request, v *Viewer) []string { return []string{"editors", "editors", "viewers"} },
-		DefineTenantGroups: true,
+		DeploymentID: 1,
+		Tenants:      TenantOptions{Creator: []string{"acme"}, Groups: func(_ *http.Request, v *Viewer) []string { return []string{"editors", "editors", "viewers"} }, DefineGroups: true},
 	}
 	tests := []struct {
 		name        string

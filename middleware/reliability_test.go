@@ -159,7 +159,7 @@ func newRelHost(t *testing.T, p *relPlatform, o relHostOptions) *relHost {
 		Identity:    relIdentity,
 		Store:       o.store,
 		PlatformURL: p.srv.URL,
-		Policy:      middleware.Policy{DeploymentID: 1, AllowedGroups: []string{"sales", "emea"}},
+		Policy:      middleware.Policy{DeploymentID: 1, Groups: middleware.GroupOptions{Allowed: []string{"sales", "emea"}}},
 		Targets:     map[string]middleware.Target{"sales": {Kind: middleware.KindDashboard, PublicID: "sales-overview"}},
 		Logger:      logger,
 		Revoke:      middleware.RevokeOptions{Timeout: o.revokeTimeout, Backoff: embedkit.Backoff{Min: time.Millisecond, Max: 10 * time.Millisecond}},

@@ -128,7 +128,7 @@ func setupKit(t *testing.T, retry embedkit.RetryPolicy) *observedKit {
 			return &middleware.Viewer{Subject: user, SessionKey: "login-of-" + user, Groups: []string{"sales"}}, nil
 		}),
 		Store:       memstore.New(),
-		Policy:      middleware.Policy{DeploymentID: 1, AllowedGroups: []string{"sales", "emea"}},
+		Policy:      middleware.Policy{DeploymentID: 1, Groups: middleware.GroupOptions{Allowed: []string{"sales", "emea"}}},
 		PlatformURL: platform.srv.URL,
 		Targets:     map[string]middleware.Target{"sales": {Kind: middleware.KindDashboard, PublicID: "sales-overview"}},
 		Metrics:     metrics,

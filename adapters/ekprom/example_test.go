@@ -44,7 +44,7 @@ func Example() {
 			return &middleware.Viewer{Subject: "ana", SessionKey: "login-1", Groups: []string{"sales"}}, nil
 		}),
 		Store:       memstore.New(),
-		Policy:      middleware.Policy{DeploymentID: 1, AllowedGroups: []string{"sales"}},
+		Policy:      middleware.Policy{DeploymentID: 1, Groups: middleware.GroupOptions{Allowed: []string{"sales"}}},
 		PlatformURL: platform.URL,
 		Targets:     map[string]middleware.Target{"sales": {Kind: middleware.KindDashboard, PublicID: "sales-overview"}},
 		Metrics:     metrics,

@@ -105,8 +105,8 @@ func runDoctor(ctx context.Context, args []string, getenv func(string) string, s
 	fs.StringVar(&f.apiKey, "api-key", "", "the platform's admin API key (default $"+envAPIKey+", which keeps it out of the process list)")
 	fs.Int64Var(&f.deployment, "deployment", 0, "the deployment id (default $"+envDeploymentID+")")
 	fs.StringVar(&f.dashboards, "dashboards", "", "the dashboard targets, \"publicId,...\" or \"publicId:Title,...\" (default $"+envDashboards+")")
-	fs.StringVar(&f.groups, "groups", "", "the platform groups viewers may have, \"a,b\" (Policy.AllowedGroups; default: not allow-listed)")
-	fs.StringVar(&f.attributes, "attributes", "", "the user attributes viewers may carry, \"a,b\" (Policy.AllowedAttributes; default: not allow-listed)")
+	fs.StringVar(&f.groups, "groups", "", "the platform groups viewers may have, \"a,b\" (Policy.Groups.Allowed; default: not allow-listed)")
+	fs.StringVar(&f.attributes, "attributes", "", "the user attributes viewers may carry, \"a,b\" (Policy.Attributes.Allowed; default: not allow-listed)")
 	fs.StringVar(&f.hostURL, "host-url", "", "a page of the host app that embeds, as browsers open it: its CSP and origin are checked ($"+envHostCookie+" is sent as its Cookie)")
 	fs.StringVar(&f.publicURL, "public-url", "", "the app's URL as browsers reach it, its Origins.Host (default: none, derived per request)")
 	fs.StringVar(&f.name, "name", "", "the name of the set-up in the report (default: \"the set-up on the command line\")")
@@ -221,9 +221,9 @@ func setUp(f doctorFlags, getenv func(string) string) (doctor.Config, error) {
 			Platform:    client,
 			PlatformURL: base,
 			Policy: middleware.Policy{
-				DeploymentID:      dep,
-				AllowedGroups:     list(f.groups),
-				AllowedAttributes: list(f.attributes),
+				DeploymentID: dep,
+				Groups:       middleware.GroupOptions{Allowed: list(f.groups)},
+				Attributes:   middleware.AttributeOptions{Allowed: list(f.attributes)},
 			},
 			Targets: targets,
 			Origins: middleware.OriginOptions{Host: origin},

@@ -161,7 +161,7 @@ func TestDoctorHostURLRedacted(t *testing.T) {
 func TestDoctorCommandApp(t *testing.T) {
 	p := embedkittest.NewPlatform(t)
 	kc := p.KitConfig()
-	kc.Policy.AllowedGroups = []string{"sales", "emea"}
+	kc.Policy.Groups.Allowed = []string{"sales", "emea"}
 	kc.Targets = map[string]middleware.Target{"revenue": {Kind: middleware.KindDashboard, PublicID: "sales-overview"}}
 	admin := http.NewServeMux()
 	admin.Handle("GET /debug/embedkit/doctor", doctor.Handler(doctor.Config{Name: "ledger", Kit: kc}))
@@ -176,8 +176,8 @@ func TestDoctorCommandApp(t *testing.T) {
 	for _, s := range []string{
 		"configuration checked: ledger",
 		"targets:     revenue (dashboard sales-overview)",
-		"groups:      emea, sales (Policy.AllowedGroups)",
-		"attributes:  any attribute (Policy.AllowedAttributes is nil)",
+		"groups:      emea, sales (Policy.Groups.Allowed)",
+		"attributes:  any attribute (Policy.Attributes.Allowed is nil)",
 		"host origin: derived from each request (Origins.Host is unset)",
 		"warning  attributes",
 		"warning  host-origin",

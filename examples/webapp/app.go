@@ -300,13 +300,12 @@ func kitConfig(cfg Config) (middleware.Config, error) {
 // policy is the app's embedding policy.
 func policy(cfg Config) middleware.Policy {
 	return middleware.Policy{
-		DeploymentID:      cfg.DeploymentID,
-		GroupMap:          cfg.GroupMap,
-		AllowedGroups:     cfg.AllowedGroups,
-		AllowedAttributes: []string{"region"},
-		CreatorTenants:    cfg.CreatorTenants,
-		Theme:             &embedkit.EmbedTheme{PrimaryColor: cfg.PrimaryColor},
-		Customize:         defineTenantAttributes,
+		DeploymentID: cfg.DeploymentID,
+		Theme:        &embedkit.EmbedTheme{PrimaryColor: cfg.PrimaryColor},
+		Customize:    defineTenantAttributes,
+		Groups:       middleware.GroupOptions{Map: cfg.GroupMap, Allowed: cfg.AllowedGroups},
+		Attributes:   middleware.AttributeOptions{Allowed: []string{"region"}},
+		Tenants:      middleware.TenantOptions{Creator: cfg.CreatorTenants},
 	}
 }
 

@@ -133,7 +133,7 @@ type Config struct {
 	// nil means DemoGroups.
 	AllowedGroups []string
 	// GroupMap renames host groups to platform groups (see
-	// middleware.Policy.GroupMap).
+	// middleware.Policy.Groups.Map).
 	GroupMap map[string]string
 	// CreatorTenants are the embed tenants allowed creator mode. nil
 	// means DemoCreatorTenants.

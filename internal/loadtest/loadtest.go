@@ -370,7 +370,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		Identity:    middleware.IdentityFunc(headerViewer),
 		Store:       store,
 		PlatformURL: platform.URL,
-		Policy:      middleware.Policy{DeploymentID: 1, AllowedGroups: []string{"sales"}},
+		Policy:      middleware.Policy{DeploymentID: 1, Groups: middleware.GroupOptions{Allowed: []string{"sales"}}},
 		Targets:     map[string]middleware.Target{"sales": {Kind: middleware.KindDashboard, PublicID: "sales-overview"}},
 		Revoke:      middleware.RevokeOptions{Backoff: revokeBackoff},
 		// Each viewer loads frames back to back for the whole run: the

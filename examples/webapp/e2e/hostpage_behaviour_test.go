@@ -71,7 +71,7 @@ func newBehaviourHost(t *testing.T) *behaviourHost {
 			return &middleware.Viewer{Subject: "ana", SessionKey: "login-of-ana", Groups: []string{"sales", "emea"}}, nil
 		}),
 		Store:       memstore.New(),
-		Policy:      middleware.Policy{DeploymentID: 1, AllowedGroups: []string{"sales", "emea"}},
+		Policy:      middleware.Policy{DeploymentID: 1, Groups: middleware.GroupOptions{Allowed: []string{"sales", "emea"}}},
 		PlatformURL: platform.URL,
 		Targets:     map[string]middleware.Target{"sales": {Kind: middleware.KindDashboard, PublicID: "sales-overview"}},
 		Logger:      slog.New(slog.NewTextHandler(io.Discard, nil)),
