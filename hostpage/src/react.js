@@ -23,7 +23,7 @@
 // is looked up in effects, which run in the browser only.
 
 import { createElement, forwardRef, useCallback, useEffect, useRef, useState } from "react";
-import { frame as frameOf } from "./index.js";
+import { frame as frameOf, release } from "./index.js";
 
 // The frame handle's events and the component's props that receive them.
 const EVENT_PROPS = {
@@ -187,13 +187,17 @@ function EmbedkitFrameRender(props, forwarded) {
   // callback on every render neither resubscribes nor misses an event.
   const latest = useRef(props);
   latest.current = props;
+  // The last ready event given to onReady and onEvent.
+  const heard = useRef(null);
 
   // The frame handle of the current iframe, looked up after the iframe
-  // is in the document, and the listeners on it, removed on unmount.
+  // is in the document, and the listeners on it, removed on unmount, when
+  // the frame is released too.
   // StrictMode's simulated unmount removes them and its second run adds
   // them again, to the same handle: the iframe is the same. The ready
   // listener is one of its own: the host page gives a ready listener
-  // added after the frame became ready the last ready event.
+  // added after the frame became ready the last ready event, which the
+  // props get once.
   useEffect(() => {
     const el = element.current;
     if (!el) return undefined;
@@ -205,13 +209,24 @@ function EmbedkitFrameRender(props, forwarded) {
       if (typeof own === "function") own.call(h, ev);
       if (typeof p.onEvent === "function") p.onEvent.call(h, ev);
     };
-    const offReady = h.on("ready", deliver);
+    const offReady = h.on("ready", function (ev) {
+      // The same ready event again (given to the listener added after a
+      // hidden <Activity> is shown again) is not news.
+      if (heard.current === ev) return;
+      heard.current = ev;
+      deliver(ev);
+    });
     const offOthers = h.on("*", function (ev) {
       if (ev.name !== "ready") deliver(ev);
     });
     return function () {
       offReady();
       offOthers();
+      // A real unmount, or a new target, has removed the iframe by now:
+      // release the frame, which stops its timers, aborts its requests
+      // and rejects what waits on it. StrictMode's simulated unmount
+      // keeps the iframe in the document, and so the frame.
+      if (!el.isConnected) release(h);
     };
   }, [src]);
 
