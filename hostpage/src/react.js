@@ -16,7 +16,8 @@
 // frame and send actions, which are safe to repeat. A change of filters,
 // locale, time zone, theme or colour scheme is sent to the live frame as
 // the documented action; a change of target is a new frame (a new
-// iframe, a new session).
+// iframe, a new session). Unmounting releases the frame (release():
+// its timers and requests stop), once its iframe has left the document.
 //
 // It is marked as a client component ("use client") and touches no
 // browser global while it is imported or rendered on a server: the frame
@@ -162,7 +163,9 @@ function useLiveSetting(handle, value, send) {
  * <EmbedkitFrame>), or null until it is mounted. The handle is the same
  * object for the life of the element; the component re-renders when the
  * ref comes to point to another element. The kit must be configured
- * (configure() or <meta name="embedkit">) before the element mounts.
+ * (configure() or <meta name="embedkit">) before the element mounts. An
+ * <EmbedkitFrame> releases its frame when it unmounts: the handle then
+ * stops working.
  */
 export function useEmbedkitFrame(ref) {
   const [handle, setHandle] = useState(null);
@@ -280,6 +283,8 @@ function EmbedkitFrameRender(props, forwarded) {
  * on<Event> props (onReady, onDrilldown, ...) and onEvent receive the
  * frame's events. Other props (title, className, style, loading, id,
  * aria-*, ...) go to the iframe, and its ref is the iframe element.
+ * Unmounting, or a new target, releases the frame once its iframe has
+ * left the document.
  */
 export const EmbedkitFrame = forwardRef(EmbedkitFrameRender);
 EmbedkitFrame.displayName = "EmbedkitFrame";
