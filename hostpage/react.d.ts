@@ -82,13 +82,17 @@ export interface EmbedkitFrameProps
 /**
  * An embedded dashboard, chat or app of the kit: one
  * `<iframe data-embedkit data-embedkit-target>` per mount, whose ref is
- * the iframe element.
+ * the iframe element. Unmounting releases the frame (its timers,
+ * requests and listeners); StrictMode's simulated unmount and a hidden
+ * `<Activity>` keep it.
  */
 export const EmbedkitFrame: ForwardRefExoticComponent<EmbedkitFrameProps & RefAttributes<HTMLIFrameElement>>;
 
 /**
  * The Frame handle of the `<iframe data-embedkit>` or `<embedkit-frame>`
  * that ref points to (e.g. an `<EmbedkitFrame>`'s ref), or null until it
- * is mounted.
+ * is mounted. When an `<EmbedkitFrame>` unmounts (or changes target) its
+ * frame is released: that handle's methods throw, and what waited on it
+ * is rejected with reason "released".
  */
 export function useEmbedkitFrame(ref: RefObject<Element | null>): Frame | null;

@@ -16,14 +16,15 @@
 // frame and send actions, which are safe to repeat. A change of filters,
 // locale, time zone, theme or colour scheme is sent to the live frame as
 // the documented action; a change of target is a new frame (a new
-// iframe, a new session).
+// iframe, a new session). Unmounting releases the frame (release():
+// its timers and requests stop), once its iframe has left the document.
 //
 // It is marked as a client component ("use client") and touches no
 // browser global while it is imported or rendered on a server: the frame
 // is looked up in effects, which run in the browser only.
 
 import { createElement, forwardRef, useCallback, useEffect, useRef, useState } from "react";
-import { frame as frameOf } from "./index.js";
+import { frame as frameOf, release } from "./index.js";
 
 // The frame handle's events and the component's props that receive them.
 const EVENT_PROPS = {
@@ -162,7 +163,9 @@ function useLiveSetting(handle, value, send) {
  * <EmbedkitFrame>), or null until it is mounted. The handle is the same
  * object for the life of the element; the component re-renders when the
  * ref comes to point to another element. The kit must be configured
- * (configure() or <meta name="embedkit">) before the element mounts.
+ * (configure() or <meta name="embedkit">) before the element mounts. An
+ * <EmbedkitFrame> releases its frame when it unmounts: the handle then
+ * stops working.
  */
 export function useEmbedkitFrame(ref) {
   const [handle, setHandle] = useState(null);
@@ -187,13 +190,17 @@ function EmbedkitFrameRender(props, forwarded) {
   // callback on every render neither resubscribes nor misses an event.
   const latest = useRef(props);
   latest.current = props;
+  // The last ready event given to onReady and onEvent.
+  const heard = useRef(null);
 
   // The frame handle of the current iframe, looked up after the iframe
-  // is in the document, and the listeners on it, removed on unmount.
+  // is in the document, and the listeners on it, removed on unmount, when
+  // the frame is released too.
   // StrictMode's simulated unmount removes them and its second run adds
   // them again, to the same handle: the iframe is the same. The ready
   // listener is one of its own: the host page gives a ready listener
-  // added after the frame became ready the last ready event.
+  // added after the frame became ready the last ready event, which the
+  // props get once.
   useEffect(() => {
     const el = element.current;
     if (!el) return undefined;
@@ -205,13 +212,24 @@ function EmbedkitFrameRender(props, forwarded) {
       if (typeof own === "function") own.call(h, ev);
       if (typeof p.onEvent === "function") p.onEvent.call(h, ev);
     };
-    const offReady = h.on("ready", deliver);
+    const offReady = h.on("ready", function (ev) {
+      // The same ready event again (given to the listener added after a
+      // hidden <Activity> is shown again) is not news.
+      if (heard.current === ev) return;
+      heard.current = ev;
+      deliver(ev);
+    });
     const offOthers = h.on("*", function (ev) {
       if (ev.name !== "ready") deliver(ev);
     });
     return function () {
       offReady();
       offOthers();
+      // A real unmount, or a new target, has removed the iframe by now:
+      // release the frame, which stops its timers, aborts its requests
+      // and rejects what waits on it. StrictMode's simulated unmount
+      // keeps the iframe in the document, and so the frame.
+      if (!el.isConnected) release(h);
     };
   }, [src]);
 
@@ -265,6 +283,8 @@ function EmbedkitFrameRender(props, forwarded) {
  * on<Event> props (onReady, onDrilldown, ...) and onEvent receive the
  * frame's events. Other props (title, className, style, loading, id,
  * aria-*, ...) go to the iframe, and its ref is the iframe element.
+ * Unmounting, or a new target, releases the frame once its iframe has
+ * left the document.
  */
 export const EmbedkitFrame = forwardRef(EmbedkitFrameRender);
 EmbedkitFrame.displayName = "EmbedkitFrame";

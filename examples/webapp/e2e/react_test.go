@@ -13,6 +13,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/embedkit/embedkit/internal/reactbuild"
@@ -72,12 +73,51 @@ func serveReactBundle(t *testing.T, tab context.Context, js []byte) *atomic.Int3
 	return &served
 }
 
+// timerProbe keeps the page's pending timers of 5 s or more: the host
+// page's (a first load's ready timeout, a probe's or a renewal's request
+// timeout and backoff, the timed renewal); React's and the page's own are
+// shorter. It is installed before any script of the page runs.
+const timerProbe = `(() => {
+	const pending = new Map();
+	const set = window.setTimeout, clear = window.clearTimeout;
+	window.setTimeout = function (fn, ms, ...args) {
+		const id = set.call(window, function () {
+			pending.delete(id);
+			if (typeof fn === "function") return fn.apply(this, arguments);
+		}, ms, ...args);
+		if (Number(ms) >= 5000) pending.set(id, Number(ms));
+		return id;
+	};
+	window.clearTimeout = function (id) {
+		pending.delete(id);
+		return clear.call(window, id);
+	};
+	window.__longTimers = () => Array.from(pending.values());
+})()`
+
+// longTimers returns the delays, in ms, of the page's pending long timers.
+func longTimers(t *testing.T, tab context.Context) []int {
+	t.Helper()
+	raw, err := chromedp.Run(tab, chromedp.Evaluate[string](`JSON.stringify(window.__longTimers())`))
+	if err != nil {
+		t.Fatalf("read the page's timers: %v", err)
+	}
+	var ms []int
+	if err := json.Unmarshal([]byte(raw), &ms); err != nil {
+		t.Fatal(err)
+	}
+	return ms
+}
+
 // reactPage is what the test reads of the React page.
 type reactPage struct {
 	Iframes   int    `json:"iframes"`
 	Src       string `json:"src"`
 	Target    string `json:"target"`
 	Unmounted bool   `json:"unmounted"`
+	// State is the iframe's data-embedkit-state; Shown that it has a box.
+	State string `json:"state"`
+	Shown bool   `json:"shown"`
 }
 
 const reactPageJS = `(() => {
@@ -86,7 +126,9 @@ const reactPageJS = `(() => {
 		iframes: document.querySelectorAll("iframe").length,
 		src: f ? f.getAttribute("src") : "",
 		target: f ? f.getAttribute("data-embedkit-target") : "",
-		unmounted: !!document.getElementById("react-unmounted")
+		unmounted: !!document.getElementById("react-unmounted"),
+		state: f ? f.getAttribute("data-embedkit-state") || "" : "",
+		shown: !!f && f.getClientRects().length > 0
 	});
 })()`
 
@@ -167,8 +209,10 @@ func chooseReact(t *testing.T, tab context.Context, id, value string) {
 // receives it and nothing more, also when the page renders again), no
 // reload and no mint, and a member dropped from the prop is cleared;
 // a colorScheme prop change is live too; useEmbedkitFrame's handle
-// refreshes the embed;
-// unmounting removes the frame and mints nothing; a new mount is one new
+// refreshes the embed; hidden in an <Activity> and shown again, the frame
+// is the same ready one;
+// unmounting removes the frame, releases it (no timer of it is left)
+// and mints nothing; a new mount is one new
 // frame and session that gets the filters prop as it is then; a new
 // target is one new frame and session.
 func testReactStrictMode(t *testing.T, s *stack, u demoUser) {
@@ -180,6 +224,9 @@ func testReactStrictMode(t *testing.T, s *stack, u demoUser) {
 	s.signIn(t, tab, u)
 	served := serveReactBundle(t, tab, js)
 
+	if _, err := chromedp.Call(tab, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: timerProbe}); err != nil {
+		t.Fatalf("install the timer probe: %v", err)
+	}
 	before := sessionIDs(s.sessions(t))
 	do(t, tab, "open the React page", chromedp.Navigate(s.app+"/react"))
 	waitLog(t, tab, "ready", 1)
@@ -247,9 +294,35 @@ func testReactStrictMode(t *testing.T, s *stack, u demoUser) {
 		t.Errorf("after filter changes and a refresh %d sessions were minted in all, want the mount's 1", len(minted))
 	}
 
-	// Unmount: the frame is gone and nothing more is minted.
+	// Hidden in an <Activity>: React runs the component's effect cleanups
+	// but keeps the iframe, so the frame is not released; shown again, it
+	// is the same ready frame, heard and driven as before.
+	click(t, tab, "#react-visible")
+	waitReactPage(t, tab, "the frame hidden", func(p reactPage) bool { return p.Iframes == 1 && !p.Shown })
+	click(t, tab, "#react-visible")
+	p = waitReactPage(t, tab, "the frame shown again", func(p reactPage) bool { return p.Shown })
+	if p.State != "ready" {
+		t.Errorf("the frame shown again is %q, want still ready: hiding must not release a frame whose iframe stays", p.State)
+	}
+	loaded = count(waitLog(t, tab, "dashboard-loaded", 1), "dashboard-loaded")
+	click(t, tab, "#react-refresh:not([disabled])")
+	if n := count(waitLog(t, tab, "dashboard-loaded", loaded+1), "ready"); n != 1 {
+		t.Errorf("after hiding and showing the frame the page heard %d ready events, want the one of its load", n)
+	}
+	if e := readEmbedNow(t, tab); !e.Marker {
+		t.Error("hiding and showing the frame reloaded the embed")
+	}
+
+	// Unmount: the frame is gone, its timers with it (the ready frame's
+	// timed renewal), and nothing more is minted.
+	if got := longTimers(t, tab); len(got) == 0 {
+		t.Error("the probe sees no long timer of the ready frame; want its timed renewal")
+	}
 	click(t, tab, "#react-toggle")
 	waitReactPage(t, tab, "the frame unmounted", func(p reactPage) bool { return p.Unmounted && p.Iframes == 0 })
+	if got := longTimers(t, tab); len(got) != 0 {
+		t.Errorf("after unmount the page still has timers of %v ms pending; want none: unmounting releases the frame", got)
+	}
 	if minted := mintedSince(before, s.sessions(t)); len(minted) != 1 {
 		t.Errorf("after unmount %d sessions were minted in all, want the mount's 1", len(minted))
 	}

@@ -10,7 +10,7 @@
 // effects, removes them and runs them again: the frame is still created
 // and minted once.
 
-import { StrictMode, createElement as h, useRef, useState } from "react";
+import { Activity, StrictMode, createElement as h, useRef, useState } from "react";
 import { createRoot } from "react-dom/client";
 import { configure } from "@embedkit/host";
 import { EmbedkitFrame, useEmbedkitFrame } from "@embedkit/host/react";
@@ -40,6 +40,7 @@ function App({ config }) {
   const [filters, setFilters] = useState({});
   const [scheme, setScheme] = useState("");
   const [shown, setShown] = useState(true);
+  const [visible, setVisible] = useState(true);
   const [events, setEvents] = useState([]);
   // The frame handle, for the actions that are not props (refresh).
   const ref = useRef(null);
@@ -76,15 +77,21 @@ function App({ config }) {
           disabled: !frame, onClick: () => frame.refresh()
         }, "Refresh"),
         h("button", {
+          id: "react-visible", type: "button", className: "button button-secondary",
+          onClick: () => setVisible((v) => !v)
+        }, visible ? "Hide, kept mounted" : "Show"),
+        h("button", {
           id: "react-toggle", type: "button", className: "button button-secondary",
           onClick: () => setShown((s) => !s)
         }, shown ? "Unmount the frame" : "Mount the frame")),
-      h("div", { className: "embed-frame-box" },
+      // A hidden Activity keeps the iframe (and its session) but runs
+      // the component's effect cleanups: the frame is not released.
+      h(Activity, { mode: visible ? "visible" : "hidden" }, h("div", { className: "embed-frame-box" },
         shown ? h(EmbedkitFrame, {
           ref: ref, id: "embed-frame", className: "embed-frame", target: target, title: title,
           filters: filters, colorScheme: scheme || undefined,
           fit: "viewport", minHeight: 720, onEvent: onEvent
-        }) : h("p", { id: "react-unmounted", className: "settings-help" }, "The frame is unmounted: no session, no listener."))),
+        }) : h("p", { id: "react-unmounted", className: "settings-help" }, "The frame is unmounted: no session, no listener.")))),
     h("aside", { className: "embed-aside", "aria-label": "Embed events" },
       h("section", { className: "card event-log", "aria-labelledby": "event-log-title" },
         h("h2", { id: "event-log-title", className: "settings-title" }, "Embed events"),
