@@ -410,6 +410,21 @@ export interface Settings {
  * other settings.
  */
 export function configure(settings: Settings): void;
+
+/** The settings the page's frames are managed with, every field filled in. */
+export interface ConfiguredSettings {
+  readonly platformOrigin: string;
+  readonly sessionURL: string;
+  readonly framePrefix: string;
+  readonly version: string | null;
+}
+
+/**
+ * The settings configure() (or the page's `<meta name="embedkit">`) gave,
+ * as a frozen copy, or null before either; never throws, and touches
+ * nothing without a DOM.
+ */
+export function configured(): ConfiguredSettings | null;
 // </module-only>
 
 declare global {

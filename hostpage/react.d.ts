@@ -51,8 +51,9 @@ export interface EmbedkitFrameProps
    */
   target: string;
   /**
-   * The kit's frame prefix (Config.Paths.Frame) when it is not the one of
-   * the page's `<meta name="embedkit">`, or the default "/embed/frame/".
+   * The kit's frame prefix (Config.Paths.Frame). Without it, the one the
+   * page is configured with (configure() or its `<meta name="embedkit">`,
+   * see configured()), else the default "/embed/frame/".
    */
   framePrefix?: string;
   /** `cube:action:set-filter` per member, at mount and for each member that changes; a member left out is cleared. */

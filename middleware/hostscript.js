@@ -15,6 +15,7 @@
   var src_exports = {};
   __export(src_exports, {
     configure: () => configure,
+    configured: () => configured,
     debug: () => debug,
     frame: () => frame,
     frames: () => frames,
@@ -1204,7 +1205,7 @@
   function observe() {
     if (typeof MutationObserver !== "function") return;
     new MutationObserver(function(records) {
-      var rescan = false;
+      var rescan = false, removed = false;
       records.forEach(function(rec) {
         if (rec.type === "attributes") {
           if (rec.attributeName === "data-embedkit") rescan = true;
@@ -1215,7 +1216,15 @@
           var n = rec.addedNodes[i];
           if (n.nodeType === 1 && (n.localName === "iframe" || n.querySelector && n.querySelector("iframe"))) rescan = true;
         }
+        for (var j = 0; j < rec.removedNodes.length; j++) {
+          if (rec.removedNodes[j].nodeType === 1) removed = true;
+        }
       });
+      if (removed) {
+        managed.slice().forEach(function(st) {
+          if (!st.el.isConnected) release(st.el);
+        });
+      }
       if (rescan) scan();
     }).observe(document.documentElement, {
       childList: true,
@@ -1307,6 +1316,14 @@
       return;
     }
     throw new Error("embedkit: " + call + ': not configured; call configure({platformOrigin}) first, or render Kit.HostSettings() in <meta name="embedkit">');
+  }
+  function configured() {
+    try {
+      if (ORIGIN === null && !fromMeta()) return null;
+    } catch (e) {
+      return null;
+    }
+    return Object.freeze({ platformOrigin: ORIGIN, sessionURL: SESSION_URL, framePrefix: FRAME_PREFIX, version: KIT_VERSION });
   }
   function frame(elementOrSelector) {
     ensure("frame(element)");

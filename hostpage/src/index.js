@@ -1375,7 +1375,7 @@ var SIZE_ATTRS = ["data-embedkit-fit", "data-embedkit-min-height", "data-embedki
 function observe() {
   if (typeof MutationObserver !== "function") return;
   new MutationObserver(function (records) {
-    var rescan = false;
+    var rescan = false, removed = false;
     records.forEach(function (rec) {
       if (rec.type === "attributes") {
         if (rec.attributeName === "data-embedkit") rescan = true;
@@ -1386,7 +1386,19 @@ function observe() {
         var n = rec.addedNodes[i];
         if (n.nodeType === 1 && (n.localName === "iframe" || (n.querySelector && n.querySelector("iframe")))) rescan = true;
       }
+      for (var j = 0; j < rec.removedNodes.length; j++) {
+        if (rec.removedNodes[j].nodeType === 1) removed = true;
+      }
     });
+    // A managed iframe that has left the document is released: its timers
+    // stop and what waits on it is rejected (reason "released"). One that
+    // was only moved is in the document again by now and is kept; one put
+    // back later is managed again, as new.
+    if (removed) {
+      managed.slice().forEach(function (st) {
+        if (!st.el.isConnected) release(st.el);
+      });
+    }
     if (rescan) scan();
   }).observe(document.documentElement, {
     childList: true, subtree: true, attributes: true,
@@ -1500,6 +1512,21 @@ function ensure(call) {
 }
 
 // ---- the API --------------------------------------------------------------
+
+/**
+ * configured returns the settings the page's frames are managed with
+ * (those configure() was given, or the page's <meta name="embedkit">), as
+ * a frozen copy {platformOrigin, sessionURL, framePrefix, version}, or
+ * null before either. It never throws, and touches nothing without a DOM.
+ */
+export function configured() {
+  try {
+    if (ORIGIN === null && !fromMeta()) return null;
+  } catch (e) {
+    return null; // a malformed tag: the calls that need settings say so
+  }
+  return Object.freeze({ platformOrigin: ORIGIN, sessionURL: SESSION_URL, framePrefix: FRAME_PREFIX, version: KIT_VERSION });
+}
 
 /**
  * frame returns the handle of an <iframe data-embedkit> or an

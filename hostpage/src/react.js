@@ -24,7 +24,7 @@
 // is looked up in effects, which run in the browser only.
 
 import { createElement, forwardRef, useCallback, useEffect, useRef, useState } from "react";
-import { frame as frameOf, release } from "./index.js";
+import { configured, frame as frameOf, release } from "./index.js";
 
 // The frame handle's events and the component's props that receive them.
 const EVENT_PROPS = {
@@ -71,29 +71,22 @@ function propError(prop, rule, value) {
   return new TypeError("embedkit: <EmbedkitFrame " + prop + ">: " + prop + " must be " + rule + ", got " + describe(value));
 }
 
-// metaPrefix is the framePrefix of <meta name="embedkit"> (the kit's
-// HostSettings), read in the browser only.
-function metaPrefix() {
-  if (typeof document === "undefined" || typeof document.querySelector !== "function") return null;
-  const meta = document.querySelector('meta[name="embedkit"]');
-  if (!meta) return null;
-  try {
-    const s = JSON.parse(meta.getAttribute("content"));
-    return s && typeof s.framePrefix === "string" ? s.framePrefix : null;
-  } catch (e) {
-    return null; // the host module reports a malformed tag itself
-  }
+// configuredPrefix is the framePrefix the page is configured with, or
+// null (not configured yet, or on a server).
+function configuredPrefix() {
+  const c = configured();
+  return c ? c.framePrefix : null;
 }
 
-// frameSrc is the kit's frame endpoint for target: the frame prefix
-// (the prop, else the page's <meta name="embedkit">, else the kit's
-// default) and the target.
+// frameSrc is the kit's frame endpoint for target: the frame prefix (the
+// prop, else the one the page is configured with, by configure() or its
+// <meta name="embedkit">, else the kit's default) and the target.
 function frameSrc(target, framePrefix) {
   if (typeof target !== "string" || !TARGET.test(target) ||
       target.split("/").some((s) => s === "." || s === "..")) {
     throw propError("target", 'a target name or path such as "sales"', target);
   }
-  const prefix = framePrefix === undefined ? (metaPrefix() || DEFAULT_FRAME_PREFIX) : framePrefix;
+  const prefix = framePrefix === undefined ? (configuredPrefix() || DEFAULT_FRAME_PREFIX) : framePrefix;
   if (typeof prefix !== "string" || !PREFIX.test(prefix)) {
     throw propError("framePrefix", 'a same-origin path ending in "/" such as "/embed/frame/"', prefix);
   }

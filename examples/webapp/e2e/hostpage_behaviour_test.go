@@ -270,6 +270,56 @@ return {before, after: [f.state, el.getAttribute("data-embedkit-state"), String(
 		},
 	},
 	{
+		name: "configured settings",
+		js: `
+const c = embedkit.configured();
+return {origin: c.platformOrigin === PLATFORM, prefix: c.framePrefix, session: c.sessionURL, frozen: Object.isFrozen(c)};
+`,
+		check: func(t *testing.T, raw string) {
+			got := decode[struct {
+				Origin, Frozen  bool
+				Prefix, Session string
+			}](t, raw)
+			if !got.Origin || got.Prefix != "/embed/frame/" || got.Session != "/embed/session" || !got.Frozen {
+				t.Errorf("configured() = %+v; want the kit's settings, frozen", got)
+			}
+		},
+	},
+	{
+		name: "a frame that leaves the page is released",
+		js: `
+const el = frameOf({"data-embedkit": "", "data-embedkit-target": "sales", src: "/embed/frame/sales"});
+const f = embedkit.frame(el);
+const ready = f.ready.then(() => "resolved", (e) => e.reason);
+const before = embedkit.frames().length;
+el.remove();
+const reason = await ready;
+const moved = frameOf({"data-embedkit": "", "data-embedkit-target": "sales", src: "/embed/frame/sales"});
+const g = embedkit.frame(moved);
+document.body.prepend(moved); // moved, not removed: still managed
+await sleep(50);
+return {before, after: embedkit.frames().length, reason, state: el.getAttribute("data-embedkit-state"),
+  movedKept: embedkit.frame(moved) === g && moved.getAttribute("data-embedkit-state") !== null};
+`,
+		check: func(t *testing.T, raw string) {
+			got := decode[struct {
+				Before, After int
+				Reason        string
+				State         *string
+				MovedKept     bool
+			}](t, raw)
+			if got.Reason != "released" || got.State != nil {
+				t.Errorf("a removed frame: ready settled as %q, state attribute %v; want released and none", got.Reason, got.State)
+			}
+			if got.After != got.Before {
+				t.Errorf("managed frames: %d before removing one and adding another, %d after", got.Before, got.After)
+			}
+			if !got.MovedKept {
+				t.Error("a frame moved within the page was released")
+			}
+		},
+	},
+	{
 		name: "navigate and refresh before ready",
 		js: `
 const el = frameOf({"data-embedkit": "", "data-embedkit-target": "sales", src: "/embed/frame/sales"});
