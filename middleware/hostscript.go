@@ -2,11 +2,14 @@ package middleware
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
+	"strconv"
+	"strings"
 )
 
 //go:generate go run ../internal/hostbuild/generate -root ..
@@ -35,8 +38,8 @@ var hostScriptPlaceholder = []byte("/*EMBEDKIT_CONFIG*/ {}")
 //go:embed hostscript.d.ts
 var hostScriptTypes []byte
 
-// hostScriptTypesTag is the ETag of hostScriptTypes.
-var hostScriptTypesTag = etag(hostScriptTypes)
+// hostScriptTypesFile serves hostScriptTypes.
+var hostScriptTypesFile = newStaticFile(hostScriptTypes, "application/typescript; charset=utf-8")
 
 // HostSettings are the settings the host script needs: what the kit
 // fills into the script it serves, and what a page that imports the npm
@@ -71,19 +74,12 @@ func (k *Kit) HostSettings() HostSettings {
 
 // renderHostScript fills in the host script's settings and returns it
 // with its ETag.
-func renderHostScript(s HostSettings) ([]byte, string) {
+func renderHostScript(s HostSettings) *staticFile {
 	cfg, err := json.Marshal(s)
 	if err != nil {
 		panic("middleware: encoding the host script settings: " + err.Error())
 	}
-	js := bytes.Replace(hostScriptSource, hostScriptPlaceholder, cfg, 1)
-	return js, etag(js)
-}
-
-// etag is a strong ETag of b.
-func etag(b []byte) string {
-	sum := sha256.Sum256(b)
-	return `"` + hex.EncodeToString(sum[:8]) + `"`
+	return newStaticFile(bytes.Replace(hostScriptSource, hostScriptPlaceholder, cfg, 1), "text/javascript; charset=utf-8")
 }
 
 // HostScript serves the host script, a small dependency-free JavaScript
@@ -119,8 +115,117 @@ func etag(b []byte) string {
 // renewed through SessionHandler instead. data-embedkit-fit sizes a frame
 // to its box or the window. HostScriptTypes serves its TypeScript
 // declarations.
+//
+// Caching: requested at the path HostScriptSrc gives (the mount path with
+// the script's content hash, ?v=...), the script is served immutable for
+// a year, so a page view costs no request for it once cached; requested
+// at any other URL it is served no-cache, with an ETag. It is sent
+// gzip-compressed to a client that accepts gzip.
 func (k *Kit) HostScript() http.Handler {
-	return serveStatic(k.hostJS, k.hostJSTag, "text/javascript; charset=utf-8")
+	return k.hostJS.handler()
+}
+
+// HostScriptSrc returns the src for a <script> of the host script mounted
+// at path: path with the script's content hash (path?v=<hash>). The
+// script changes only with the kit and its settings, so the URL does, and
+// HostScript serves it immutable: browsers keep it for a year and ask for
+// it again only when it changes.
+//
+//	<script src="{{.HostScriptSrc}}" defer></script>  // kit.HostScriptSrc("/embed/host.js")
+func (k *Kit) HostScriptSrc(path string) string {
+	return path + "?v=" + k.hostJS.hash
+}
+
+// staticFile is a file served from memory, with its gzip form, its ETags
+// and its content hash.
+type staticFile struct {
+	body, gz   []byte
+	tag, gzTag string
+	hash       string // hex, for HostScriptSrc's ?v=
+	ctype      string
+}
+
+func newStaticFile(body []byte, ctype string) *staticFile {
+	sum := sha256.Sum256(body)
+	f := &staticFile{body: body, ctype: ctype, hash: hex.EncodeToString(sum[:8])}
+	f.tag = `"` + f.hash + `"`
+	var b bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&b, gzip.BestCompression)
+	if err == nil {
+		_, err = zw.Write(body)
+	}
+	if err == nil {
+		err = zw.Close()
+	}
+	if err != nil {
+		panic("middleware: compressing a static file: " + err.Error()) // writes to memory do not fail
+	}
+	f.gz = b.Bytes()
+	f.gzTag = `"` + f.hash + `-gz"`
+	return f
+}
+
+// acceptsGzip reports whether the Accept-Encoding of r allows gzip
+// (listed, or *, with a q-value above 0).
+func acceptsGzip(r *http.Request) bool {
+	for _, v := range r.Header.Values("Accept-Encoding") {
+		for part := range strings.SplitSeq(v, ",") {
+			name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+			name = strings.ToLower(strings.TrimSpace(name))
+			if name != "gzip" && name != "*" {
+				continue
+			}
+			q := 1.0
+			for p := range strings.SplitSeq(params, ";") {
+				if k, val, ok := strings.Cut(strings.TrimSpace(p), "="); ok && strings.EqualFold(strings.TrimSpace(k), "q") {
+					if f, err := strconv.ParseFloat(strings.TrimSpace(val), 64); err == nil {
+						q = f
+					}
+				}
+			}
+			if q > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// handler serves f for GET and HEAD: immutable when the request's ?v= is
+// f's hash, no-cache with an ETag (304 on a match) otherwise; gzip to a
+// client that accepts it.
+func (f *staticFile) handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			h.Set("Allow", "GET, HEAD")
+			http.Error(w, "Method not allowed.", http.StatusMethodNotAllowed)
+			return
+		}
+		h.Set("Content-Type", f.ctype)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Vary", "Accept-Encoding")
+		if r.URL.Query().Get("v") == f.hash {
+			h.Set("Cache-Control", "public, max-age=31536000, immutable")
+		} else {
+			h.Set("Cache-Control", "no-cache")
+		}
+		body, tag := f.body, f.tag
+		if acceptsGzip(r) {
+			body, tag = f.gz, f.gzTag
+			h.Set("Content-Encoding", "gzip")
+		}
+		h.Set("ETag", tag)
+		if r.Header.Get("If-None-Match") == tag {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+		if r.Method == http.MethodHead {
+			return
+		}
+		_, _ = w.Write(body)
+	})
 }
 
 // HostScriptTypes serves the TypeScript declarations of the host script's
@@ -130,30 +235,5 @@ func (k *Kit) HostScript() http.Handler {
 //	/// <reference path="./host.d.ts" />
 //	embedkit.frame("#sales").on("drilldown", (e) => show(e.payload.member, e.payload.value));
 func (k *Kit) HostScriptTypes() http.Handler {
-	return serveStatic(hostScriptTypes, hostScriptTypesTag, "application/typescript; charset=utf-8")
-}
-
-// serveStatic serves body for GET and HEAD with its type and ETag,
-// answering a matching If-None-Match with 304.
-func serveStatic(body []byte, tag, ctype string) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := w.Header()
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			h.Set("Allow", "GET, HEAD")
-			http.Error(w, "Method not allowed.", http.StatusMethodNotAllowed)
-			return
-		}
-		h.Set("Content-Type", ctype)
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Cache-Control", "no-cache")
-		h.Set("ETag", tag)
-		if r.Header.Get("If-None-Match") == tag {
-			w.WriteHeader(http.StatusNotModified)
-			return
-		}
-		if r.Method == http.MethodHead {
-			return
-		}
-		_, _ = w.Write(body)
-	})
+	return hostScriptTypesFile.handler()
 }

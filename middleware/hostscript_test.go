@@ -1,8 +1,11 @@
 package middleware
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -46,11 +49,18 @@ func TestHostScriptServed(t *testing.T) {
 	checkStatic(t, tk.HostScript(), "/embed/host.js", w.Header().Get("ETag"))
 }
 
-// checkStatic checks the conditional GET, HEAD and 405 answers of h.
-func checkStatic(t *testing.T, h http.Handler, path, tag string) {
+// checkStatic checks the conditional GET, HEAD and 405 answers of h, for
+// a client that sends acceptEncoding (none when empty).
+func checkStatic(t *testing.T, h http.Handler, path, tag string, acceptEncoding ...string) {
 	t.Helper()
 	if tag == "" {
 		t.Fatal("no ETag")
+	}
+	serve := func(h http.Handler, r *http.Request) *httptest.ResponseRecorder {
+		for _, e := range acceptEncoding {
+			r.Header.Set("Accept-Encoding", e)
+		}
+		return serve(h, r)
 	}
 	r := httptest.NewRequest(http.MethodGet, path, nil)
 	r.Header.Set("If-None-Match", tag)
@@ -73,6 +83,67 @@ func checkStatic(t *testing.T, h http.Handler, path, tag string) {
 	}
 }
 
+// TestHostScriptCaching: at HostScriptSrc's URL (its content hash in ?v=)
+// the script is immutable for a year, so a cached page view requests it
+// not at all; at any other URL, an old hash included, it is no-cache with
+// an ETag. It is sent gzip-compressed, with its own ETag, to a client that
+// accepts gzip, and plain otherwise; both say they vary by
+// Accept-Encoding. Another script (other settings) has another URL.
+func TestHostScriptCaching(t *testing.T) {
+	t.Parallel()
+	tk := newTestKit(t, nil)
+	src := tk.HostScriptSrc("/embed/host.js")
+	if !strings.HasPrefix(src, "/embed/host.js?v=") || len(src) <= len("/embed/host.js?v=") {
+		t.Fatalf("HostScriptSrc = %q, want the mount path with ?v=<hash>", src)
+	}
+	plain := serve(tk.HostScript(), httptest.NewRequest(http.MethodGet, "/embed/host.js", nil))
+	tests := []struct {
+		name, url, acceptEncoding string
+		wantCache, wantEncoding   string
+	}{
+		{"versioned URL", src, "", "public, max-age=31536000, immutable", ""},
+		{"versioned URL, gzip", src, "gzip, deflate, br", "public, max-age=31536000, immutable", "gzip"},
+		{"bare URL", "/embed/host.js", "", "no-cache", ""},
+		{"an old hash", "/embed/host.js?v=0123456789abcdef", "gzip", "no-cache", "gzip"},
+		{"gzip refused by q=0", src, "gzip;q=0, br", "public, max-age=31536000, immutable", ""},
+		{"any encoding", "/embed/host.js", "*", "no-cache", "gzip"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := httptest.NewRequest(http.MethodGet, tt.url, nil)
+			if tt.acceptEncoding != "" {
+				r.Header.Set("Accept-Encoding", tt.acceptEncoding)
+			}
+			w := serve(tk.HostScript(), r)
+			h := w.Header()
+			if w.Code != http.StatusOK || h.Get("Cache-Control") != tt.wantCache || h.Get("Content-Encoding") != tt.wantEncoding || h.Get("Vary") != "Accept-Encoding" {
+				t.Fatalf("status %d, Cache-Control %q, Content-Encoding %q, Vary %q; want %q, %q", w.Code, h.Get("Cache-Control"), h.Get("Content-Encoding"), h.Get("Vary"), tt.wantCache, tt.wantEncoding)
+			}
+			body := w.Body.Bytes()
+			if tt.wantEncoding == "gzip" {
+				zr, err := gzip.NewReader(bytes.NewReader(body))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if body, err = io.ReadAll(zr); err != nil {
+					t.Fatal(err)
+				}
+				if w.Body.Len() >= plain.Body.Len() || h.Get("ETag") == plain.Header().Get("ETag") {
+					t.Errorf("gzip: %d bytes against %d plain, ETag %q against %q", w.Body.Len(), plain.Body.Len(), h.Get("ETag"), plain.Header().Get("ETag"))
+				}
+				checkStatic(t, tk.HostScript(), tt.url, h.Get("ETag"), "gzip")
+			}
+			if !bytes.Equal(body, plain.Body.Bytes()) {
+				t.Error("the script's content differs")
+			}
+		})
+	}
+	other := newTestKit(t, func(c *Config) { c.Paths.Frame = "/analytics/frame/" })
+	if other.HostScriptSrc("/embed/host.js") == src {
+		t.Error("two different scripts share a URL")
+	}
+}
+
 // TestHostScriptTypesServed: the declarations are served as TypeScript,
 // nosniff, with an ETag computed once, 304, HEAD and 405.
 func TestHostScriptTypesServed(t *testing.T) {
@@ -86,8 +157,8 @@ func TestHostScriptTypesServed(t *testing.T) {
 	if w.Body.String() != string(hostScriptTypes) || !strings.Contains(w.Body.String(), "declare namespace embedkit {") {
 		t.Error("the body is not hostscript.d.ts")
 	}
-	if tag := w.Header().Get("ETag"); tag != hostScriptTypesTag {
-		t.Errorf("ETag %q, want the precomputed %q", tag, hostScriptTypesTag)
+	if tag := w.Header().Get("ETag"); tag != hostScriptTypesFile.tag {
+		t.Errorf("ETag %q, want the precomputed %q", tag, hostScriptTypesFile.tag)
 	}
 	checkStatic(t, tk.HostScriptTypes(), "/embed/host.d.ts", w.Header().Get("ETag"))
 }

@@ -244,11 +244,10 @@ type Kit struct {
 	revokeSlots chan struct{} // shared by every revoke of the Kit
 	poll        time.Duration // how often Run looks at a non-empty queue
 
-	wake      chan struct{}
-	runMu     sync.Mutex
-	flushMu   sync.Mutex
-	hostJS    []byte
-	hostJSTag string
+	wake    chan struct{}
+	runMu   sync.Mutex
+	flushMu sync.Mutex
+	hostJS  *staticFile // the host script, with the kit's settings
 }
 
 // minLogKey is the shortest Config.LogKey New accepts, in bytes.
@@ -344,7 +343,7 @@ func New(cfg Config) (*Kit, error) {
 	} else {
 		k.queue = NewMemoryQueue(cfg.Now)
 	}
-	k.hostJS, k.hostJSTag = renderHostScript(k.HostSettings())
+	k.hostJS = renderHostScript(k.HostSettings())
 	return k, nil
 }
 

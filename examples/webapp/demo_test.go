@@ -502,7 +502,9 @@ func TestDemoFlow(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET /dashboards/sales-overview: %d", resp.StatusCode)
 	}
-	for _, want := range []string{"data-embedkit", `src="/embed/frame/dashboard/sales-overview"`, `data-embedkit-target="dashboard/sales-overview"`, `src="/embed/host.js"`} {
+	// The host script is loaded from its content-hashed URL, which it is
+	// served immutable at.
+	for _, want := range []string{"data-embedkit", `src="/embed/frame/dashboard/sales-overview"`, `data-embedkit-target="dashboard/sales-overview"`, `src="` + f.d.App.kit.HostScriptSrc(HostScriptPath) + `"`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("dashboard page lacks %q", want)
 		}

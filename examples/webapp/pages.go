@@ -129,7 +129,7 @@ func (a *App) embedView(r *http.Request, v *middleware.Viewer, title, ref string
 		SessionURL:     middleware.DefaultSessionPath,
 		Target:         ref,
 		PlatformOrigin: a.kit.PlatformOrigin(),
-		HostScriptURL:  HostScriptPath,
+		HostScriptURL:  a.kit.HostScriptSrc(HostScriptPath),
 		Settings:       a.settingsPanel(r, v),
 		EventLog:       true,
 	}
