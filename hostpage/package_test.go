@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/embedkit/embedkit/internal/reactbuild"
+	"github.com/embedkit/embedkit/internal/readme"
 )
 
 // nodeTool returns the path of a Node.js tool (node, npm), failing t
@@ -321,20 +322,9 @@ func tscPath(t *testing.T) string {
 // page".
 func readmeTSX(t *testing.T) []string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "README.md"))
+	blocks, err := readme.Blocks(filepath.Join("..", "README.md"), "The host page", "tsx")
 	if err != nil {
 		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(b), "\n## The host page\n")
-	if !ok {
-		t.Fatal(`README.md has no section "## The host page"`)
-	}
-	if i := strings.Index(section, "\n## "); i >= 0 {
-		section = section[:i]
-	}
-	var blocks []string
-	for _, m := range regexp.MustCompile("(?s)\n```tsx\n(.*?)\n```\n").FindAllStringSubmatch(section, -1) {
-		blocks = append(blocks, m[1])
 	}
 	return blocks
 }

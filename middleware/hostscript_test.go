@@ -18,6 +18,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/embedkit/embedkit/internal/readme"
 )
 
 // TestHostScriptServed: the script is served with its settings, as
@@ -375,20 +377,9 @@ func tscPath(t *testing.T) string {
 // section "The host page".
 func readmeHostPageSnippets(t *testing.T, lang string) []string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "README.md"))
+	out, err := readme.Blocks(filepath.Join("..", "README.md"), "The host page", lang)
 	if err != nil {
 		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(b), "\n## The host page\n")
-	if !ok {
-		t.Fatal("README.md has no section \"The host page\"")
-	}
-	if i := strings.Index(section, "\n## "); i >= 0 {
-		section = section[:i]
-	}
-	var out []string
-	for _, m := range regexp.MustCompile("(?s)\n```"+regexp.QuoteMeta(lang)+"\n(.*?)\n```").FindAllStringSubmatch(section, -1) {
-		out = append(out, m[1])
 	}
 	return out
 }

@@ -4,55 +4,24 @@ import (
 	"context"
 	"encoding/json"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/embedkit/embedkit/internal/testbrowser"
 )
 
 // browserStep bounds one browser step: starting Chromium, loading a page
 // and waiting for it to be ready.
 const browserStep = 20 * time.Second
 
-// testChromium is the browser the page tests run: $EMBEDKIT_CHROMIUM,
-// else chromium on PATH. Without one the test fails, naming what to
-// install.
-func testChromium(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("EMBEDKIT_CHROMIUM"); p != "" {
-		if _, err := os.Stat(p); err != nil {
-			t.Fatalf("EMBEDKIT_CHROMIUM=%s: %v", p, err)
-		}
-		return p
-	}
-	p, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Fatal("chromium not found: run 'make test', which installs it, or set EMBEDKIT_CHROMIUM")
-	}
-	return p
-}
-
 // newBrowserTab starts a headless Chromium with one tab, stopped when t
 // ends.
 func newBrowserTab(t *testing.T) context.Context {
 	t.Helper()
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(testChromium(t)),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), testbrowser.Options(t)...)
 	tab, cancelTab := chromedp.NewContext(actx)
 	t.Cleanup(func() {
 		cancelTab()

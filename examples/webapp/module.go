@@ -46,11 +46,7 @@ func (a *App) modulePage(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if len(a.dashboards) == 0 {
-		e := templates.ErrorFor(templates.KindNotFound)
-		e.Title = "No dashboards yet"
-		e.Detail = "Your organisation hasn't shared any dashboards with you."
-		a.errorPage(w, r, v, e)
+	if !a.haveDashboards(w, r, v) {
 		return
 	}
 	b, err := json.Marshal(moduleConfig{Settings: a.kit.HostSettings()})
@@ -68,4 +64,17 @@ func (a *App) modulePage(w http.ResponseWriter, r *http.Request) {
 		Config:     string(b),
 		ScriptURL:  ModuleScriptPath,
 	}))
+}
+
+// haveDashboards reports whether the demo has dashboards to show on a page
+// that embeds one, and answers a page that says so when it has none.
+func (a *App) haveDashboards(w http.ResponseWriter, r *http.Request, v *middleware.Viewer) bool {
+	if len(a.dashboards) > 0 {
+		return true
+	}
+	e := templates.ErrorFor(templates.KindNotFound)
+	e.Title = "No dashboards yet"
+	e.Detail = "Your organisation hasn't shared any dashboards with you."
+	a.errorPage(w, r, v, e)
+	return false
 }

@@ -48,11 +48,7 @@ func (a *App) reactPage(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if len(a.dashboards) == 0 {
-		e := templates.ErrorFor(templates.KindNotFound)
-		e.Title = "No dashboards yet"
-		e.Detail = "Your organisation hasn't shared any dashboards with you."
-		a.errorPage(w, r, v, e)
+	if !a.haveDashboards(w, r, v) {
 		return
 	}
 	cfg := reactConfig{Settings: a.kit.HostSettings(), Dashboards: []reactDashboard{}, Filters: []reactFilter{}}

@@ -162,21 +162,11 @@ func bundle(root string, generated map[string][]byte) ([]byte, error) {
 			},
 		}},
 	})
-	if len(res.Errors) > 0 {
-		var msgs []string
-		for _, m := range res.Errors {
-			where := ""
-			if m.Location != nil {
-				where = fmt.Sprintf("%s:%d: ", m.Location.File, m.Location.Line)
-			}
-			msgs = append(msgs, where+m.Text)
-		}
-		return nil, fmt.Errorf("hostbuild: esbuild: %s", strings.Join(msgs, "; "))
+	js, err := OneFile(res, "hostbuild")
+	if err != nil {
+		return nil, err
 	}
-	if len(res.OutputFiles) != 1 {
-		return nil, fmt.Errorf("hostbuild: esbuild wrote %d files, want 1", len(res.OutputFiles))
-	}
-	out := string(res.OutputFiles[0].Contents)
+	out := string(js)
 	if n := strings.Count(out, configIdent); n != 1 {
 		return nil, fmt.Errorf("hostbuild: the bundle names %s %d times, want once", configIdent, n)
 	}
@@ -381,4 +371,25 @@ func jsRegexp(goRule string) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// OneFile returns the one output file of an esbuild build, or an error
+// that starts with pkg and lists the build's errors, each with its file
+// and line.
+func OneFile(res api.BuildResult, pkg string) ([]byte, error) {
+	if len(res.Errors) > 0 {
+		var msgs []string
+		for _, m := range res.Errors {
+			where := ""
+			if m.Location != nil {
+				where = fmt.Sprintf("%s:%d: ", m.Location.File, m.Location.Line)
+			}
+			msgs = append(msgs, where+m.Text)
+		}
+		return nil, fmt.Errorf("%s: esbuild: %s", pkg, strings.Join(msgs, "; "))
+	}
+	if len(res.OutputFiles) != 1 {
+		return nil, fmt.Errorf("%s: esbuild wrote %d files, want 1", pkg, len(res.OutputFiles))
+	}
+	return res.OutputFiles[0].Contents, nil
 }

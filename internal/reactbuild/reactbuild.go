@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/embedkit/embedkit/internal/hostbuild"
 	"github.com/evanw/esbuild/pkg/api"
 )
 
@@ -140,21 +141,7 @@ func Bundle(o Options) ([]byte, error) {
 			},
 		}},
 	})
-	if len(res.Errors) > 0 {
-		var msgs []string
-		for _, m := range res.Errors {
-			where := ""
-			if m.Location != nil {
-				where = fmt.Sprintf("%s:%d: ", m.Location.File, m.Location.Line)
-			}
-			msgs = append(msgs, where+m.Text)
-		}
-		return nil, fmt.Errorf("reactbuild: esbuild: %s", strings.Join(msgs, "; "))
-	}
-	if len(res.OutputFiles) != 1 {
-		return nil, fmt.Errorf("reactbuild: esbuild wrote %d files, want 1", len(res.OutputFiles))
-	}
-	return res.OutputFiles[0].Contents, nil
+	return hostbuild.OneFile(res, "reactbuild")
 }
 
 // packageExports reads hostpage/package.json's exports map: subpath

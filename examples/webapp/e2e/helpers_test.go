@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/embedkit/embedkit/embedkit/emulator"
 	"github.com/embedkit/embedkit/examples/webapp"
+	"github.com/embedkit/embedkit/internal/testbrowser"
 )
 
 // stepTimeout bounds every browser step: a navigation, a sign-in, a wait
@@ -91,7 +91,7 @@ type stack struct {
 // Chromium, both stopped when t ends.
 func newStack(t *testing.T) *stack {
 	t.Helper()
-	exe := chromiumPath(t)
+	testbrowser.Path(t) // fail at once, before the demo starts, without a browser
 
 	ctx, cancel := context.WithTimeout(context.Background(), stepTimeout)
 	defer cancel()
@@ -122,25 +122,15 @@ func newStack(t *testing.T) *stack {
 		}
 	}
 
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(exe),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
+	opts := testbrowser.Options(t,
 		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
 		// Tabs in the background keep their timers and rendering, so an
 		// embed left open in another tab polls on time.
 		chromedp.Flag("disable-background-timer-throttling", true),
 		chromedp.Flag("disable-backgrounding-occluded-windows", true),
 		chromedp.Flag("disable-renderer-backgrounding", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.WindowSize(viewportWidth, viewportHeight),
-		chromedp.UserDataDir(t.TempDir()),
-	}
+	)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	bctx, cancelBrowser := chromedp.NewContext(actx)
 	t.Cleanup(func() {
@@ -171,23 +161,6 @@ func start(t *testing.T, ctx context.Context, cancel context.CancelFunc, what st
 		cancel()
 		t.Fatalf("%s: not within %s", what, stepTimeout)
 	}
-}
-
-// chromiumPath returns the browser to run: $EMBEDKIT_CHROMIUM, else
-// chromium on PATH.
-func chromiumPath(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("EMBEDKIT_CHROMIUM"); p != "" {
-		if _, err := os.Stat(p); err != nil {
-			t.Fatalf("EMBEDKIT_CHROMIUM=%s: %v", p, err)
-		}
-		return p
-	}
-	p, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Fatal("chromium not found: run 'make test', which installs it, or set EMBEDKIT_CHROMIUM")
-	}
-	return p
 }
 
 var shotsOnce sync.Once

@@ -9,9 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -21,6 +19,8 @@ import (
 	"github.com/embedkit/embedkit/adapters/memstore"
 	"github.com/embedkit/embedkit/embedkit"
 	"github.com/embedkit/embedkit/embedkit/emulator"
+	"github.com/embedkit/embedkit/internal/readme"
+	"github.com/embedkit/embedkit/internal/testbrowser"
 	"github.com/embedkit/embedkit/middleware"
 )
 
@@ -190,20 +190,10 @@ func jsString(s string) string {
 // behaviourBrowser starts one headless Chromium for the suite.
 func behaviourBrowser(t *testing.T) context.Context {
 	t.Helper()
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromiumPath(t)),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
+	opts := testbrowser.Options(t,
 		chromedp.Flag("disable-background-timer-throttling", true),
 		chromedp.Flag("disable-renderer-backgrounding", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
-	}
+	)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	bctx, cancelBrowser := chromedp.NewContext(actx)
 	t.Cleanup(func() {
@@ -516,20 +506,9 @@ return {kept, stateAfter, reason, src: el.getAttribute("src").startsWith(PLATFOR
 // readmeHTML returns the HTML snippets of the README's "The host page".
 func readmeHTML(t *testing.T) []string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "..", "README.md"))
+	out, err := readme.Blocks(filepath.Join("..", "..", "..", "README.md"), "The host page", "html")
 	if err != nil {
 		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(b), "\n## The host page\n")
-	if !ok {
-		t.Fatal("README.md has no section \"The host page\"")
-	}
-	if i := strings.Index(section, "\n## "); i >= 0 {
-		section = section[:i]
-	}
-	var out []string
-	for _, m := range regexp.MustCompile("(?s)\n```html\n(.*?)\n```").FindAllStringSubmatch(section, -1) {
-		out = append(out, m[1])
 	}
 	return out
 }
