@@ -503,18 +503,26 @@ return {kept, stateAfter, reason, src: el.getAttribute("src").startsWith(PLATFOR
 	},
 }
 
-// readmeHTML returns the HTML snippets of the README's "The host page".
+// readmeHTML returns the HTML snippets of the README: the page of
+// "Embedding in ten lines", then those of "The host page".
 func readmeHTML(t *testing.T) []string {
 	t.Helper()
-	out, err := readme.Blocks(filepath.Join("..", "..", "..", "README.md"), "The host page", "html")
-	if err != nil {
-		t.Fatal(err)
+	var out []string
+	for _, section := range []string{"Embedding in ten lines", "The host page"} {
+		blocks, err := readme.Blocks(filepath.Join("..", "..", "..", "README.md"), section, "html")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(blocks) == 0 {
+			t.Fatalf("no HTML snippet in the README's section %q; this test checks less than it says", section)
+		}
+		out = append(out, blocks...)
 	}
 	return out
 }
 
-// TestReadmeHTMLInBrowser loads every HTML snippet of the README's "The
-// host page" as a page of a host app with the kit, and checks that each
+// TestReadmeHTMLInBrowser loads every HTML snippet of the README ("Embedding
+// in ten lines" and "The host page") as a page of a host app with the kit, and checks that each
 // frame it declares becomes ready.
 func TestReadmeHTMLInBrowser(t *testing.T) {
 	b := newBehaviourHost(t)
