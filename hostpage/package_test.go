@@ -371,23 +371,27 @@ func TestReactTypesCheck(t *testing.T) {
 		files = append(files, name)
 	}
 	// The package resolves through node_modules/@embedkit/host and its
-	// exports map, as in an app that installed it.
-	cfg, err := json.Marshal(map[string]any{
-		"compilerOptions": map[string]any{
-			"strict": true, "noEmit": true, "target": "es2020", "module": "esnext",
-			"moduleResolution": "bundler", "jsx": "react-jsx", "lib": []string{"dom", "es2020"},
-			"types": []string{}, "preserveSymlinks": true, "skipLibCheck": false,
-		},
-		"files": files,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	write("tsconfig.json", cfg)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, tsc, "-p", filepath.Join(dir, "tsconfig.json")).CombinedOutput()
-	if err != nil {
-		t.Fatalf("tsc: %v\n%s", err, out)
+	// exports map, as in an app that installed it: with a bundler's
+	// resolution and with Node's own (nodenext, where a relative import
+	// of a declaration file needs its .js extension).
+	for _, res := range []struct{ module, resolution string }{{"esnext", "bundler"}, {"nodenext", "nodenext"}} {
+		cfg, err := json.Marshal(map[string]any{
+			"compilerOptions": map[string]any{
+				"strict": true, "noEmit": true, "target": "es2020", "module": res.module,
+				"moduleResolution": res.resolution, "jsx": "react-jsx", "lib": []string{"dom", "es2020"},
+				"types": []string{}, "preserveSymlinks": true, "skipLibCheck": false,
+			},
+			"files": files,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		write("tsconfig.json", cfg)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		out, err := exec.CommandContext(ctx, tsc, "-p", filepath.Join(dir, "tsconfig.json")).CombinedOutput()
+		cancel()
+		if err != nil {
+			t.Fatalf("tsc, moduleResolution %s: %v\n%s", res.resolution, err, out)
+		}
 	}
 }

@@ -8,7 +8,7 @@
 import type { ForwardRefExoticComponent, IframeHTMLAttributes, RefAttributes, RefObject } from "react";
 import type {
   AnyFrameEvent, ColorScheme, EventName, FilterValue, Frame, FrameEvent, Member, Theme
-} from "./index";
+} from "./index.js";
 
 /** The filters of a frame, by member: a value, a non-empty list, or null to clear. */
 export type Filters = { readonly [member: Member]: FilterValue | undefined };
