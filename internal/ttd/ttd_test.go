@@ -25,6 +25,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"text/tabwriter"
 	"time"
@@ -117,6 +118,52 @@ fetch("/embed/session", {method: "POST", headers: {"Content-Type": "application/
 type bench struct {
 	host, platform, api *Proxy
 	spki                string
+	rec                 *recorder
+}
+
+// recorder notes every request the servers receive during a load: when
+// (from the moment the navigation was asked for), which server, and which
+// connection (the proxy's port toward the server: one per browser
+// connection).
+type recorder struct {
+	mu      sync.Mutex
+	t0      time.Time
+	on      bool
+	entries []request
+}
+
+type request struct {
+	At     time.Duration
+	Server string // host, platform (the browser's) or api (the host's mint)
+	Method string
+	Path   string // without query: a frame URL's holds a session id
+	Proto  string
+	Conn   string
+}
+
+func (rc *recorder) start() {
+	rc.mu.Lock()
+	rc.t0, rc.on, rc.entries = time.Now(), true, nil
+	rc.mu.Unlock()
+}
+
+func (rc *recorder) stop() []request {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	rc.on = false
+	return rc.entries
+}
+
+func (rc *recorder) wrap(server string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rc.mu.Lock()
+		if rc.on {
+			_, port, _ := net.SplitHostPort(r.RemoteAddr)
+			rc.entries = append(rc.entries, request{At: time.Since(rc.t0), Server: server, Method: r.Method, Path: r.URL.Path, Proto: r.Proto, Conn: port})
+		}
+		rc.mu.Unlock()
+		h.ServeHTTP(w, r)
+	})
 }
 
 // selfSigned makes one certificate for both names and 127.0.0.1.
@@ -169,17 +216,17 @@ func proxyTo(b *testing.B, s *httptest.Server) *Proxy {
 func newBench(b *testing.B) *bench {
 	cert, leaf := selfSigned(b)
 	sum := sha256.Sum256(leaf.RawSubjectPublicKeyInfo)
-	be := &bench{spki: base64.StdEncoding.EncodeToString(sum[:])}
+	be := &bench{spki: base64.StdEncoding.EncodeToString(sum[:]), rec: &recorder{}}
 
 	em, err := emulator.New(nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	platform := tlsServer(b, em, cert)
-	be.platform = proxyTo(b, platform)
+	be.platform = proxyTo(b, tlsServer(b, be.rec.wrap("platform", em), cert))
 	// The host's calls to the platform's API go through a proxy of their
-	// own, with the same delay: a mint costs a round trip.
-	be.api = proxyTo(b, platform)
+	// own, with the same delay (a mint costs a round trip), to a server of
+	// the same emulator.
+	be.api = proxyTo(b, tlsServer(b, be.rec.wrap("api", em), cert))
 
 	roots := x509.NewCertPool()
 	roots.AddCert(leaf)
@@ -260,7 +307,7 @@ func newBench(b *testing.B) *bench {
 		w.Header().Set("Cache-Control", "no-store")
 		render(w, "best", data{Platform: platformOrigin, URL: u})
 	})
-	be.host = proxyTo(b, tlsServer(b, mux, cert))
+	be.host = proxyTo(b, tlsServer(b, be.rec.wrap("host", mux), cert))
 	return be
 }
 
@@ -338,6 +385,8 @@ type load struct {
 	// Host, Platform are the connections opened to each origin's proxy
 	// during the load.
 	Host, Platform int64
+	// Requests are what the servers received, in order.
+	Requests []request
 }
 
 type resource struct {
@@ -361,6 +410,7 @@ func (be *bench) measure(b *testing.B, tab context.Context, nav chromedp.Action[
 	h0, p0 := be.host.Connections(), be.platform.Connections()
 	ctx, cancel := context.WithTimeout(tab, stepTimeout)
 	defer cancel()
+	be.rec.start()
 	if err := chromedp.Do(ctx, nav); err != nil {
 		b.Fatalf("%s: %v", what, err)
 	}
@@ -368,6 +418,7 @@ func (be *bench) measure(b *testing.B, tab context.Context, nav chromedp.Action[
 		chromedp.WithPollingInterval(10*time.Millisecond))); err != nil {
 		b.Fatalf("%s: the dashboard did not load: %v", what, err)
 	}
+	reqs := be.rec.stop()
 	raw, err := chromedp.Run(ctx, chromedp.Evaluate[[]byte](collect))
 	if err != nil {
 		b.Fatalf("%s: read the timings: %v", what, err)
@@ -380,7 +431,7 @@ func (be *bench) measure(b *testing.B, tab context.Context, nav chromedp.Action[
 		b.Fatalf("%s: timings: %v", what, err)
 	}
 	return load{Ready: got.Ready, Loaded: got.Loaded, Resources: got.Resources,
-		Host: be.host.Connections() - h0, Platform: be.platform.Connections() - p0}
+		Host: be.host.Connections() - h0, Platform: be.platform.Connections() - p0, Requests: reqs}
 }
 
 // BenchmarkTimeToDashboard loads each embedding page in Chromium, with
@@ -464,6 +515,10 @@ func BenchmarkTimeToDashboard(b *testing.B) {
 			fmt.Printf("  %s %s: ready %.0f, %d new connections to host, %d to platform\n", v.name, m.name, m.l.Ready, m.l.Host, m.l.Platform)
 			for _, r := range m.l.Resources {
 				fmt.Printf("    %6.0f–%6.0f  %-6s %-5s %s\n", r.Start, r.End, r.Initiator, r.Protocol, r.Name)
+			}
+			fmt.Println("    received by the servers (ms after the navigation was asked for; connection = the proxy's port):")
+			for _, r := range m.l.Requests {
+				fmt.Printf("    %6.0f  %-8s %-8s conn %-5s %-4s %s\n", float64(r.At)/float64(time.Millisecond), r.Server, r.Proto, r.Conn, r.Method, r.Path)
 			}
 		}
 	}
