@@ -2,6 +2,7 @@ package ttd
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -321,4 +322,41 @@ func TestNewProxyErrors(t *testing.T) {
 	if n, err := c.Read(make([]byte, 1)); err == nil {
 		t.Fatalf("a connection to a refusing target read %d bytes and stayed open", n)
 	}
+}
+
+// A proxy in front of a loopback server: every chunk waits 20 ms each
+// way, so each round trip through it costs 40 ms.
+func ExampleNewProxy() {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		_, _ = io.Copy(c, c) // echo
+	}()
+
+	p, err := NewProxy(ProxyConfig{Target: ln.Addr().String(), Delay: 20 * time.Millisecond})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer p.Close()
+	c, err := net.Dial("tcp", p.Addr())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+	_, _ = c.Write([]byte("ping"))
+	buf := make([]byte, 4)
+	_, _ = io.ReadFull(c, buf)
+	fmt.Println(string(buf), p.Connections())
+	// Output: ping 1
 }
