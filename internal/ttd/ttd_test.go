@@ -1,6 +1,8 @@
 package ttd
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -35,6 +37,7 @@ import (
 	"github.com/embedkit/embedkit/adapters/memstore"
 	"github.com/embedkit/embedkit/embedkit"
 	"github.com/embedkit/embedkit/embedkit/emulator"
+	"github.com/embedkit/embedkit/internal/reactbuild"
 	"github.com/embedkit/embedkit/middleware"
 )
 
@@ -64,6 +67,7 @@ var variants = []variant{
 	{"framehandler", "/v/framehandler", "FrameHandler iframe, host script from HostScriptSrc (the README's default)"},
 	{"frameurl", "/v/frameurl", "server-rendered FrameURL, host script from HostScriptSrc"},
 	{"spa", "/v/spa", "single-page app: POST SessionHandler, then the iframe"},
+	{"react", "/v/react", "React: <EmbedkitFrame> of @embedkit/host/react (the frame endpoint), bundled"},
 	{"best", "/v/best", "hand-written best: mint during render with the client, preconnect"},
 }
 
@@ -106,6 +110,11 @@ fetch("/embed/session", {method: "POST", headers: {"Content-Type": "application/
     document.getElementById("app").appendChild(f);
   });
 </script>
+</body></html>`))
+	template.Must(pages.New("react").Parse(`<!doctype html>
+<html><head><meta charset="utf-8"><title>react</title>` + measureScript + `</head><body>
+<div id="app" data-settings="{{.Settings}}"></div>
+<script type="module" src="{{.ReactScript}}"></script>
 </body></html>`))
 	template.Must(pages.New("best").Parse(`<!doctype html>
 <html><head><meta charset="utf-8"><title>best</title>
@@ -260,8 +269,14 @@ func newBench(b *testing.B) *bench {
 	sales, _ := kit.Target("sales")
 	hostScript := kit.HostScriptSrc("/embed/host.js")
 
+	settings, err := json.Marshal(kit.HostSettings())
+	if err != nil {
+		b.Fatal(err)
+	}
+	reactPath, reactJS := reactBundle(b)
+
 	type data struct {
-		Platform, HostScript, URL string
+		Platform, HostScript, URL, Settings, ReactScript string
 	}
 	render := func(w http.ResponseWriter, name string, d data) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -276,6 +291,21 @@ func newBench(b *testing.B) *bench {
 	mux.HandleFunc("GET /v/framehandler", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-cache") // no session id in it
 		render(w, "framehandler", data{Platform: platformOrigin, HostScript: hostScript})
+	})
+	mux.HandleFunc("GET /v/react", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-cache")
+		render(w, "react", data{Platform: platformOrigin, Settings: string(settings), ReactScript: reactPath})
+	})
+	// The React page's bundle, as a front-end build serves one: at a
+	// content-hashed URL, immutable, gzipped.
+	mux.HandleFunc("GET "+reactPath, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+		w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+		w.Header().Set("Vary", "Accept-Encoding")
+		if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+			w.Header().Set("Content-Encoding", "gzip")
+		}
+		_, _ = w.Write(reactJS(r))
 	})
 	mux.HandleFunc("GET /v/spa", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-cache")
@@ -309,6 +339,39 @@ func newBench(b *testing.B) *bench {
 	})
 	be.host = proxyTo(b, tlsServer(b, be.rec.wrap("host", mux), cert))
 	return be
+}
+
+// reactBundle bundles testdata/react/main.js with React's production
+// build and returns its content-hashed path and a function giving the
+// bytes to send for a request (gzipped when the client takes gzip).
+func reactBundle(b *testing.B) (string, func(*http.Request) []byte) {
+	modules, err := reactbuild.NodeModules("../..")
+	if err != nil {
+		b.Fatal(err)
+	}
+	js, err := reactbuild.Bundle(reactbuild.Options{Root: "../..", Entry: "internal/ttd/testdata/react/main.js", NodeModules: modules})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var gz bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := zw.Write(js); err != nil {
+		b.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		b.Fatal(err)
+	}
+	sum := sha256.Sum256(js)
+	path := fmt.Sprintf("/static/react-%x.js", sum[:6])
+	return path, func(r *http.Request) []byte {
+		if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+			return gz.Bytes()
+		}
+		return js
+	}
 }
 
 // chromiumPath returns the browser to run: $EMBEDKIT_CHROMIUM, else
