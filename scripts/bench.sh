@@ -27,8 +27,9 @@
 #
 # Then, once, BenchmarkTimeToDashboard (internal/ttd): the time from opening
 # a host page to the frame's ready event and to dashboard-loaded, in
-# headless Chromium, for the four ways of embedding (FrameHandler iframe,
-# FrameURL, SessionHandler single-page app, the hand-written best), with
+# headless Chromium, for the ways of embedding (FrameHandler iframe,
+# FrameURL, SessionHandler single-page app, the React component, the
+# hand-written best), with
 # the host and the platform each behind 40 ms round trips; it prints its
 # table and x-best (the README's default over the best, median cold time
 # to ready, goal <= 1.10) to bench-results/ttd.txt. It needs chromium
