@@ -547,6 +547,9 @@ func timeToDashboard(b *testing.B) {
 	rtt := 2 * float64(*ttdDelay) / float64(time.Millisecond)
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(os.Stdout, "\ntime to dashboard: %d runs each, %.0f ms round trips to each origin (TLS, HTTP/2)\n", *ttdRuns, rtt)
+	for _, v := range variants {
+		fmt.Printf("  %-12s %s\n", v.name, v.what)
+	}
 	fmt.Fprintln(tw, "page\tload\tready ms (median)\tp25–p75\tmin–max\tdashboard-loaded ms (median)\tmin–max\tready / RTT\tconns host+platform\t")
 	bestCold := median(field(cold[len(variants)-1], func(l load) float64 { return l.Ready }))
 	for i, v := range variants {
