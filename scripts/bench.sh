@@ -25,10 +25,20 @@
 #   Validate               <= 5 µs ("well under 10 µs"), <= 5 allocs
 #   EmulatorGenerateSession  100k sessions in memory / none, <= 1.10
 #
+# Then, once, BenchmarkTimeToDashboard (internal/ttd): the time from opening
+# a host page to the frame's ready event and to dashboard-loaded, in
+# headless Chromium, for the ways of embedding (FrameHandler iframe,
+# FrameURL, SessionHandler single-page app, the React component, the
+# hand-written best), with
+# the host and the platform each behind 40 ms round trips; it prints its
+# table and x-best (the README's default over the best, median cold time
+# to ready, goal <= 1.10) to bench-results/ttd.txt. It needs chromium
+# (EMBEDKIT_CHROMIUM or PATH) and takes about two minutes.
+#
 # The Redis store benchmarks run against a private redis-server on
 # loopback (or EMBEDKIT_REDIS_ADDR when set) and fail, saying what to
 # install, without one.
-# The whole run takes four to five minutes on two cores.
+# The whole run takes six to seven minutes on two cores.
 #
 # Environment:
 #   COUNT      runs of each benchmark (default 6, enough for benchstat)
@@ -40,6 +50,9 @@
 #              mints and the garbage collector's work per load grows with
 #              them; with -benchtime 1s the faster baseline would make
 #              more loads and pay more of it
+#   TTD_RUNS   cold loads of each page in BenchmarkTimeToDashboard, each
+#              followed by a warm reload (default 10)
+#   TTD=0      skip BenchmarkTimeToDashboard
 #   PROFILE=1  also write the last round's CPU profile of each line below
 #              and the test binary of each package to bench-results/
 #              (NAME.BENCHMARKS.cpu, NAME.test; inspect with
@@ -118,3 +131,10 @@ go version
 
 step "goals (medians of $count runs)"
 go run ./internal/benchratio "$raw" | tee "$out/ratios.txt"
+
+if [[ "${TTD:-1}" != 0 ]]; then
+	step "time to dashboard (BenchmarkTimeToDashboard, ${TTD_RUNS:-10} runs of each page)"
+	go test -c -o "$tmp/ttd.test" ./internal/ttd
+	(cd internal/ttd && "$tmp/ttd.test" -test.run '^$' -test.bench '^BenchmarkTimeToDashboard$' \
+		-test.benchtime 1x -test.count 1 -test.timeout 15m -ttd.runs "${TTD_RUNS:-10}") | tee "$out/ttd.txt"
+fi
