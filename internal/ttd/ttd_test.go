@@ -24,7 +24,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -38,6 +37,7 @@ import (
 	"github.com/embedkit/embedkit/embedkit"
 	"github.com/embedkit/embedkit/embedkit/emulator"
 	"github.com/embedkit/embedkit/internal/reactbuild"
+	"github.com/embedkit/embedkit/internal/testbrowser"
 	"github.com/embedkit/embedkit/middleware"
 )
 
@@ -374,45 +374,19 @@ func reactBundle(b *testing.B) (string, func(*http.Request) []byte) {
 	}
 }
 
-// chromiumPath returns the browser to run: $EMBEDKIT_CHROMIUM, else
-// chromium on PATH.
-func chromiumPath(b *testing.B) string {
-	if p := os.Getenv("EMBEDKIT_CHROMIUM"); p != "" {
-		if _, err := os.Stat(p); err != nil {
-			b.Fatalf("EMBEDKIT_CHROMIUM=%s: %v", p, err)
-		}
-		return p
-	}
-	p, err := exec.LookPath("chromium")
-	if err != nil {
-		b.Fatal("chromium not found: run 'make test', which installs it, or set EMBEDKIT_CHROMIUM")
-	}
-	return p
-}
-
 // browser starts one headless Chromium that reaches host.test and
 // platform.test through their proxies and trusts the benchmark's
 // certificate by its key (which keeps the HTTP cache on, unlike
 // --ignore-certificate-errors).
 func (be *bench) browser(b *testing.B) context.Context {
 	rules := fmt.Sprintf("MAP host.test %s,MAP platform.test %s", be.host.Addr(), be.platform.Addr())
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromiumPath(b)),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
+	opts := testbrowser.Options(b,
 		chromedp.Flag("host-resolver-rules", rules),
 		chromedp.Flag("ignore-certificate-errors-spki-list", be.spki),
 		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-background-timer-throttling", true),
 		chromedp.Flag("disable-renderer-backgrounding", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(b.TempDir()),
-	}
+	)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	bctx, cancelBrowser := chromedp.NewContext(actx)
 	b.Cleanup(func() { cancelBrowser(); cancelAlloc() })
