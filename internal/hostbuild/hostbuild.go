@@ -360,8 +360,23 @@ func jsRegexp(goRule string) (string, error) {
 		c := goRule[i]
 		switch {
 		case c == '\\' && i+1 < len(goRule):
+			// Only escapes that mean the same in both dialects pass: an
+			// escaped ASCII punctuation character, and \d \w \D \W (ASCII
+			// classes in both without JavaScript's u flag). \s, \b, \A,
+			// \z, \pL, \Q...\E and the like differ or do not exist there.
+			n := goRule[i+1]
+			if !(strings.IndexByte("dwDW", n) >= 0 || n < 0x80 && n > ' ' && !isAlnum(n)) {
+				return "", fmt.Errorf("hostbuild: the rule %q needs a hand translation to JavaScript (at %q)", goRule, goRule[i:i+2])
+			}
 			b.WriteString(goRule[i : i+2])
 			i++
+		case strings.HasPrefix(goRule[i:], "(?:"):
+			b.WriteString("(?:")
+			i += 2
+		case strings.HasPrefix(goRule[i:], "(?"):
+			// Flags ((?i), (?s)) and named groups ((?P<n>)) are Go's
+			// syntax, not JavaScript's.
+			return "", fmt.Errorf("hostbuild: the rule %q needs a hand translation to JavaScript (at %q)", goRule, "(?")
 		case c == '.':
 			b.WriteString(`[^\n]`)
 		case strings.IndexByte("+*?()^$", c) >= 0 || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-':
@@ -371,6 +386,11 @@ func jsRegexp(goRule string) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// isAlnum reports whether c is an ASCII letter or digit.
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // OneFile returns the one output file of an esbuild build, or an error

@@ -136,3 +136,32 @@ func TestGlobalTypes(t *testing.T) {
 		}
 	}
 }
+
+// TestJSRegexp: a rule passes to JavaScript only in the syntax both
+// dialects read alike; anything else asks for a hand translation, named.
+func TestJSRegexp(t *testing.T) {
+	for _, tt := range []struct {
+		rule, want string
+		ok         bool
+	}{
+		{`.+\..+`, `[^\n]+\.[^\n]+`, true},
+		{`a-z_0-9\-\d+\w*`, `a-z_0-9\-\d+\w*`, true},
+		{`(?:ab)+`, `(?:ab)+`, true},
+		{`\Q.\E`, "", false},   // quoted text: Go's only
+		{`\s`, "", false},      // white space: Unicode in JavaScript
+		{`\bword`, "", false},  // word boundary: not the same classes
+		{`\pL`, "", false},     // Unicode class: needs the u flag
+		{`(?i)abc`, "", false}, // flags: Go's syntax
+		{`(?P<n>a)`, "", false},
+		{`[a-z]`, "", false}, // classes are translated by hand
+		{`(`, "", false},     // not a Go rule at all
+	} {
+		got, err := jsRegexp(tt.rule)
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("jsRegexp(%q) = %q, %v; want %q, ok %v", tt.rule, got, err, tt.want, tt.ok)
+		}
+		if err != nil && !strings.HasPrefix(err.Error(), "hostbuild: ") {
+			t.Errorf("jsRegexp(%q): error %q lacks the package name", tt.rule, err)
+		}
+	}
+}
