@@ -98,14 +98,16 @@ func exampleKit(platformURL string, client *embedkit.Client) *middleware.Kit {
 	return kit
 }
 
-// A server-rendered page puts the platform URL in the iframe directly.
-// The URL works once, within five minutes; FrameHandler as the src is
-// the better choice when pages can be reloaded.
+// A server-rendered page puts the platform URL in the iframe directly:
+// the fastest path. FrameURL marks the page no-store, since the URL works
+// once; a reload renders the page again with a new session, and the host
+// script re-mints the frame through SessionHandler by its
+// data-embedkit-target when its session is used up.
 func ExampleKit_FrameURL() {
 	platformURL, client, stop := startPlatform()
 	defer stop()
 	kit := exampleKit(platformURL, client)
-	page := template.Must(template.New("page").Parse(`<iframe src="{{.}}" data-embedkit></iframe>`))
+	page := template.Must(template.New("page").Parse(`<iframe src="{{.}}" data-embedkit data-embedkit-target="sales"></iframe>`))
 
 	report := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		target, _ := kit.Target("sales")
@@ -124,8 +126,8 @@ func ExampleKit_FrameURL() {
 	w := httptest.NewRecorder()
 	report.ServeHTTP(w, r)
 	body := w.Body.String()
-	fmt.Println(w.Code, strings.Contains(body, platformURL+"/embed/dashboard/sales-overview?"), strings.Contains(body, "locale=de-DE"))
-	// Output: 200 true true
+	fmt.Println(w.Code, strings.Contains(body, platformURL+"/embed/dashboard/sales-overview?"), strings.Contains(body, "locale=de-DE"), w.Header().Get("Cache-Control"))
+	// Output: 200 true true no-store
 }
 
 // The frame endpoint as the iframe src: every load mints a new session,

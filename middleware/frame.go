@@ -35,9 +35,14 @@ func (f frame) String() string {
 
 // FrameURL mints a session for the viewer of r and returns the platform
 // iframe URL for t, for a server-rendered page that puts it in an iframe
-// src directly. Prefer FrameHandler as the src, which mints on each load
-// so reloads and second tabs work; a URL from FrameURL works once, within
-// five minutes.
+// src directly: the fastest path to a live dashboard, one browser round
+// trip shorter than FrameHandler as the src (docs/performance.md). The
+// URL works once, within five minutes, so FrameURL marks the response
+// Cache-Control: no-store: a reload or a second tab renders the page
+// again, with a new session. Give the iframe data-embedkit-target (the
+// target's name) and mount SessionHandler, and the host script re-mints a
+// frame whose session is used up or due for renewal. A page that must
+// stay cacheable uses FrameHandler as the src instead.
 //
 // The locale is t.Locale, else the viewer's, else the best match of the
 // request's Accept-Language among Config.Locales.Supported, else
@@ -59,6 +64,10 @@ func (k *Kit) FrameURL(w http.ResponseWriter, r *http.Request, t Target) (string
 	f, err := k.mint(w, r, v, string(t.Kind), t, "", "")
 	if err != nil {
 		return "", err
+	}
+	// The page will hold a single-use id: no cache may keep it.
+	if w != nil {
+		w.Header().Set("Cache-Control", "no-store")
 	}
 	return f.URL, nil
 }
