@@ -1,7 +1,6 @@
 package gorillasession_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -19,6 +18,7 @@ import (
 	"github.com/embedkit/embedkit/adapters/gorillasession"
 	"github.com/embedkit/embedkit/adapters/memstore"
 	"github.com/embedkit/embedkit/embedkittest"
+	"github.com/embedkit/embedkit/internal/testkit"
 	"github.com/embedkit/embedkit/middleware"
 )
 
@@ -79,24 +79,6 @@ func (m *logoutMetrics) count(step middleware.LogoutStep) int {
 	return m.steps[step]
 }
 
-// syncBuffer is a bytes.Buffer safe for concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // host is a host app on a TLS loopback server: POST /login signs in the
 // subject of its "sub" query parameter, the kit's frame endpoint mints,
 // GET /me answers 200 for a signed-in viewer and 401 otherwise, and
@@ -108,7 +90,7 @@ type host struct {
 	list    *switchList
 	store   *switchStore
 	metrics *logoutMetrics
-	logs    *syncBuffer
+	logs    *testkit.SyncBuffer
 	kit     *middleware.Kit
 }
 
@@ -120,7 +102,7 @@ func newHost(t *testing.T, id *gorillasession.Identity, store sessions.Store, li
 		list:    &switchList{EndedLogins: list},
 		store:   &switchStore{SessionStore: memstore.New()},
 		metrics: &logoutMetrics{},
-		logs:    &syncBuffer{},
+		logs:    &testkit.SyncBuffer{},
 	}
 	logger := slog.New(slog.NewJSONHandler(h.logs, nil))
 	id.EndedLogins, id.Logger, id.Metrics = h.list, logger, h.metrics
@@ -294,24 +276,6 @@ func TestLogoutWhileListDown(t *testing.T) {
 	}
 }
 
-// fakeClock is a clock tests move by hand.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) set(at time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = at
-}
-
 // TestRevocationOutlivesResavedCookie: a cookie is signed again each time
 // its session is saved, so the record of a logout must outlive a copy
 // saved just before it, and a login older than MaxAge must still be
@@ -331,7 +295,7 @@ func TestRevocationOutlivesResavedCookie(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			clock := &fakeClock{now: t0}
+			clock := testkit.NewClock(t0)
 			id, store := newIdentity(t)
 			store.MaxAge(3)
 			id.Now = clock.Now
@@ -340,16 +304,16 @@ func TestRevocationOutlivesResavedCookie(t *testing.T) {
 			h := newHost(t, id, store, list)
 			ana := h.client(t)
 			h.do(t, ana, http.MethodPost, "/login?sub=ana")
-			clock.set(at(tt.touch))
+			clock.Set(at(tt.touch))
 			if resp := h.do(t, ana, http.MethodPost, "/touch"); resp.StatusCode != http.StatusOK {
 				t.Fatalf("touch: %d", resp.StatusCode)
 			}
 			copyOf := *h.sessionCookie(t, ana)
-			clock.set(at(tt.logout))
+			clock.Set(at(tt.logout))
 			if resp := h.do(t, ana, http.MethodPost, "/logout"); resp.StatusCode != http.StatusSeeOther {
 				t.Fatalf("logout: %d", resp.StatusCode)
 			}
-			clock.set(at(tt.replay))
+			clock.Set(at(tt.replay))
 			thief := h.client(t)
 			req, _ := http.NewRequest(http.MethodGet, h.srv.URL+"/", nil)
 			thief.Jar.SetCookies(req.URL, []*http.Cookie{{Name: copyOf.Name, Value: copyOf.Value, Path: "/", Secure: true}})
@@ -377,17 +341,17 @@ func TestMaxLifetime(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			clock := &fakeClock{now: t0}
+			clock := testkit.NewClock(t0)
 			id, store := newIdentity(t)
 			id.Now, id.MaxLifetime = clock.Now, tt.maxLifetime
 			h := newHost(t, id, store, gorillasession.NewMemoryEndedLogins(0))
 			ana := h.client(t)
 			h.do(t, ana, http.MethodPost, "/login?sub=ana")
 			for d := time.Second; d < tt.at; d += time.Second {
-				clock.set(t0.Add(d))
+				clock.Set(t0.Add(d))
 				h.do(t, ana, http.MethodPost, "/touch")
 			}
-			clock.set(t0.Add(tt.at))
+			clock.Set(t0.Add(tt.at))
 			if resp := h.do(t, ana, http.MethodGet, "/me"); resp.StatusCode != tt.want {
 				t.Errorf("GET /me at %v: %d, want %d", tt.at, resp.StatusCode, tt.want)
 			}
