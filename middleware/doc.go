@@ -30,26 +30,35 @@
 // # The short path
 //
 //	client, _ := embedkit.New(platformURL, os.Getenv("EMBEDKIT_API_KEY"))
+//	sales := middleware.Target{Kind: middleware.KindDashboard, PublicID: "sales-overview"}
 //	kit, err := middleware.New(middleware.Config{
 //		Platform:    client,
 //		Identity:    identity,          // who is the viewer
 //		Store:       memstore.New(),    // where minted ids are kept
 //		Policy:      middleware.Policy{DeploymentID: 1, Groups: middleware.GroupOptions{Allowed: []string{"sales", "emea"}}},
 //		PlatformURL: platformURL,
-//		Targets:     map[string]middleware.Target{"sales": {Kind: middleware.KindDashboard, PublicID: "sales-overview"}},
+//		Targets:     map[string]middleware.Target{"sales": sales},
+//		Paths:       middleware.PathOptions{Login: "/login"},
 //	})
 //	if err != nil { ... }
 //	go kit.Run(ctx) // retries revokes that failed at logout
-//	mux.Handle("/embed/frame/", kit.FrameHandler())
-//	mux.Handle("/embed/session", kit.SessionHandler())
+//	mux.HandleFunc("GET /sales", func(w http.ResponseWriter, r *http.Request) {
+//		src, err := kit.FrameURL(w, r, sales) // mints as the page renders
+//		if err != nil {
+//			kit.ServeError(w, r, err)
+//			return
+//		}
+//		_ = page.Execute(w, pageData{Frame: src, Script: kit.HostScriptSrc("/embed/host.js")})
+//	})
+//	mux.Handle("/embed/session", kit.SessionHandler()) // re-mints a used-up frame
 //	mux.Handle("/embed/host.js", kit.HostScript())
 //	mux.Handle("/logout", kit.Logout(hostLogout))
 //	handler := middleware.SecurityHeaders(kit.PlatformOrigin(), middleware.HeaderOptions{})(mux)
 //
-// and in a page:
+// and in the page's template:
 //
-//	<iframe src="/embed/frame/sales" data-embedkit data-embedkit-target="sales"></iframe>
-//	<script src="/embed/host.js" defer></script>
+//	<iframe src="{{.Frame}}" data-embedkit data-embedkit-target="sales"></iframe>
+//	<script src="{{.Script}}" defer></script>
 //
 // Every other setting has a safe default and sits in one of four groups of
 // Config: Origins (the host's origin, set in production, and trusted
@@ -59,11 +68,16 @@
 //
 // # Three ways to serve an embed
 //
-//   - FrameHandler as the iframe src (recommended): every load mints a
-//     fresh session and redirects to the platform, so reloads and second
-//     tabs work and no id is ever reused.
-//   - FrameURL in a server-rendered page: the page carries the platform
-//     URL directly; it works once, within five minutes.
+//   - FrameURL in a server-rendered page (recommended): the page's handler
+//     mints as it renders and writes the platform URL into the iframe src,
+//     the fastest path to a live dashboard. The page is marked no-store, so
+//     reloads, second tabs and visits back render it again with a new
+//     session; the host script re-mints through SessionHandler a frame
+//     whose session is used up.
+//   - FrameHandler as the iframe src, for a page that must stay cacheable
+//     or is not rendered by the host's Go code: every load of the frame
+//     endpoint mints a fresh session and redirects to the platform, one
+//     browser round trip more than FrameURL.
 //   - SessionHandler for single-page apps: a same-origin POST returns
 //     {url, sessionId, expiresAt}. The host script re-mints through it a
 //     frame whose src the page set to a platform URL itself.

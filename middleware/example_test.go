@@ -99,25 +99,26 @@ func exampleKit(platformURL string, client *embedkit.Client) *middleware.Kit {
 }
 
 // A server-rendered page puts the platform URL in the iframe directly:
-// the fastest path. FrameURL marks the page no-store, since the URL works
-// once; a reload renders the page again with a new session, and the host
-// script re-mints the frame through SessionHandler by its
-// data-embedkit-target when its session is used up.
+// the recommended, fastest path. FrameURL marks the page no-store, since
+// the URL works once; a reload renders the page again with a new session,
+// and the host script re-mints the frame through SessionHandler by its
+// data-embedkit-target when its session is used up. ServeError answers a
+// failed mint as the kit's endpoints do.
 func ExampleKit_FrameURL() {
 	platformURL, client, stop := startPlatform()
 	defer stop()
 	kit := exampleKit(platformURL, client)
-	page := template.Must(template.New("page").Parse(`<iframe src="{{.}}" data-embedkit data-embedkit-target="sales"></iframe>`))
+	sales, _ := kit.Target("sales")
+	page := template.Must(template.New("page").Parse(`<iframe src="{{.Frame}}" data-embedkit data-embedkit-target="sales"></iframe>
+<script src="{{.Script}}" defer></script>`))
 
 	report := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		target, _ := kit.Target("sales")
-		src, err := kit.FrameURL(w, r, target)
+		src, err := kit.FrameURL(w, r, sales)
 		if err != nil {
-			status, _ := middleware.ErrorStatus(err)
-			http.Error(w, http.StatusText(status), status)
+			kit.ServeError(w, r, err)
 			return
 		}
-		_ = page.Execute(w, src)
+		_ = page.Execute(w, map[string]string{"Frame": src, "Script": kit.HostScriptSrc("/embed/host.js")})
 	})
 
 	r := httptest.NewRequest(http.MethodGet, "/reports/sales", nil)
@@ -128,6 +129,42 @@ func ExampleKit_FrameURL() {
 	body := w.Body.String()
 	fmt.Println(w.Code, strings.Contains(body, platformURL+"/embed/dashboard/sales-overview?"), strings.Contains(body, "locale=de-DE"), w.Header().Get("Cache-Control"))
 	// Output: 200 true true no-store
+}
+
+// ServeError answers a page whose FrameURL failed: a signed-out viewer
+// opening the page goes to Config.Paths.Login, with the page to come back
+// to.
+func ExampleKit_ServeError() {
+	platformURL, client, stop := startPlatform()
+	defer stop()
+	kit, err := middleware.New(middleware.Config{
+		Platform:    client,
+		Identity:    hostSession,
+		Store:       memstore.New(),
+		Policy:      middleware.Policy{DeploymentID: 1},
+		PlatformURL: platformURL,
+		Targets:     map[string]middleware.Target{"sales": {Kind: middleware.KindDashboard, PublicID: "sales-overview"}},
+		Paths:       middleware.PathOptions{Login: "/login"},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	sales, _ := kit.Target("sales")
+	report := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		src, err := kit.FrameURL(w, r, sales)
+		if err != nil {
+			kit.ServeError(w, r, err)
+			return
+		}
+		fmt.Fprintf(w, "<iframe src=%q></iframe>", src)
+	})
+
+	r := httptest.NewRequest(http.MethodGet, "/reports/sales", nil) // nobody signed in
+	r.Header.Set("Sec-Fetch-Mode", "navigate")
+	w := httptest.NewRecorder()
+	report.ServeHTTP(w, r)
+	fmt.Println(w.Code, w.Header().Get("Location"), w.Header().Get("Cache-Control"))
+	// Output: 303 /login?next=%2Freports%2Fsales no-store
 }
 
 // The frame endpoint as the iframe src: every load mints a new session,

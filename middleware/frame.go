@@ -34,15 +34,18 @@ func (f frame) String() string {
 }
 
 // FrameURL mints a session for the viewer of r and returns the platform
-// iframe URL for t, for a server-rendered page that puts it in an iframe
-// src directly: the fastest path to a live dashboard, one browser round
-// trip shorter than FrameHandler as the src (docs/performance.md). The
-// URL works once, within five minutes, so FrameURL marks the response
-// Cache-Control: no-store: a reload or a second tab renders the page
-// again, with a new session. Give the iframe data-embedkit-target (the
-// target's name) and mount SessionHandler, and the host script re-mints a
-// frame whose session is used up or due for renewal. A page that must
-// stay cacheable uses FrameHandler as the src instead.
+// iframe URL for t, for the page's handler to write into the iframe src
+// as it renders: the recommended way to embed (the README's default),
+// because it is the fastest to a live dashboard, one browser round trip
+// shorter than FrameHandler as the src (docs/performance.md). Every
+// render mints. The URL works once, within five minutes, so FrameURL
+// marks the response Cache-Control: no-store: no cache keeps the page, and
+// a reload, a second tab or a visit back renders it again, with a new
+// session. Give the iframe data-embedkit-target (the name t is registered
+// under) and mount SessionHandler, and the host script re-mints a frame
+// whose session is used up (the frame reloaded on its own) or due for
+// renewal. Answer an error with ServeError. A page that must stay
+// cacheable uses FrameHandler as the src instead.
 //
 // The locale is t.Locale, else the viewer's, else the best match of the
 // request's Accept-Language among Config.Locales.Supported, else
@@ -439,6 +442,28 @@ func (k *Kit) ownOrigin(r *http.Request) string {
 func redirect(w http.ResponseWriter, u string) {
 	w.Header().Set("Location", u)
 	w.WriteHeader(http.StatusSeeOther)
+}
+
+// ServeError answers a request whose FrameURL failed with err, as the
+// kit's own endpoints answer theirs: a viewer who is not signed in is sent
+// to Config.Paths.Login (303, with the request's path to return to) when
+// it is set and r loads a whole page; any other failure goes to
+// Config.ErrorHandler (DefaultErrorHandler when nil) with FailureReason
+// set, the status of ErrorStatus and its Retry-After. The answer carries
+// Cache-Control: no-store. Call it before anything of the page is
+// written:
+//
+//	src, err := kit.FrameURL(w, r, sales)
+//	if err != nil {
+//		kit.ServeError(w, r, err)
+//		return
+//	}
+func (k *Kit) ServeError(w http.ResponseWriter, r *http.Request, err error) {
+	if err == nil {
+		err = fmt.Errorf("%w: ServeError called with a nil error", ErrMisconfigured)
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	k.failViewer(w, r, err)
 }
 
 // failViewer answers a frame failure, sending a viewer who is not logged

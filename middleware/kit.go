@@ -174,8 +174,8 @@ type PathOptions struct {
 	// uses it when an iframe names no data-embedkit-session-url. Default
 	// DefaultSessionPath.
 	Session string
-	// Login, when set, is where the frame endpoint sends a viewer who is
-	// not logged in (303), with the same-origin path of the request in
+	// Login, when set, is where the frame endpoint and ServeError send a
+	// viewer who is not logged in (303), with the same-origin path of the request in
 	// the query parameter LoginReturnParam. Empty answers 401. A load
 	// inside an iframe (Sec-Fetch-Dest: iframe) always answers 401
 	// through the ErrorHandler instead: sign-in pages refuse to be
