@@ -16,9 +16,10 @@
 //		if err != nil {
 //			t.Fatal(err)
 //		}
-//		w := embedkittest.NewRecorder(t, p, embedkittest.AllowFrameRedirect())
-//		kit.FrameHandler().ServeHTTP(w, myapp.SignedIn("ana", httptest.NewRequest("GET", "/embed/frame/sales", nil)))
-//		kit.Logout(myapp.Logout).ServeHTTP(httptest.NewRecorder(), myapp.SignedIn("ana", httptest.NewRequest("POST", "/logout", nil)))
+//		app := myapp.Routes(kit) // the app's handler: its pages, /embed/session, /logout
+//		w := embedkittest.NewRecorder(t, p, embedkittest.AllowIframeSrc())
+//		app.ServeHTTP(w, myapp.SignedIn("ana", httptest.NewRequest("GET", "/sales", nil)))
+//		app.ServeHTTP(httptest.NewRecorder(), myapp.SignedIn("ana", httptest.NewRequest("POST", "/logout", nil)))
 //		embedkittest.AssertRevoked(t, p, "ana")
 //	}
 //

@@ -2,6 +2,7 @@ package embedkittest_test
 
 import (
 	"fmt"
+	"html/template"
 	"net/http"
 	"net/http/httptest"
 
@@ -10,11 +11,11 @@ import (
 	"github.com/embedkit/embedkit/middleware"
 )
 
-// A host app's test: start the platform, build the app's Kit on it, load
-// a frame as a signed-in viewer, log out, and check that logout revoked
-// the viewer's sessions. The frame load is checked for secrets on the
-// way, with the session id expected in the redirect only; the Kit's logs
-// are checked too.
+// A host app's test: start the platform, build the app's Kit on it, open
+// the app's dashboard page as a signed-in viewer, log out, and check that
+// logout revoked the viewer's sessions. The page is checked for secrets on
+// the way, with the session id expected in its iframe src only; the Kit's
+// logs are checked too.
 func Example() {
 	t := newExampleT() // in a host app's test, the test's *testing.T
 	defer t.finish()
@@ -28,20 +29,31 @@ func Example() {
 		return nil, middleware.ErrNoViewer
 	})
 	cfg.Store = memstore.New()
-	cfg.Targets = map[string]middleware.Target{"sales": {Kind: middleware.KindDashboard, PublicID: "sales-overview"}}
+	sales := middleware.Target{Kind: middleware.KindDashboard, PublicID: "sales-overview"}
+	cfg.Targets = map[string]middleware.Target{"sales": sales}
 	kit, err := middleware.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The app's page, as the README's ten lines write it.
+	page := template.Must(template.New("sales").Parse(`<iframe src="{{.}}" data-embedkit data-embedkit-target="sales"></iframe>`))
+	salesPage := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		src, err := kit.FrameURL(w, r, sales)
+		if err != nil {
+			kit.ServeError(w, r, err)
+			return
+		}
+		_ = page.Execute(w, src)
+	})
 
-	load := embedkittest.NewRecorder(t, p, embedkittest.AllowFrameRedirect())
-	kit.FrameHandler().ServeHTTP(load, asUser("ana", http.MethodGet, "/embed/frame/sales"))
+	load := embedkittest.NewRecorder(t, p, embedkittest.AllowIframeSrc())
+	salesPage.ServeHTTP(load, asUser("ana", http.MethodGet, "/sales"))
 	logout := httptest.NewRecorder()
 	kit.Logout(http.RedirectHandler("/", http.StatusSeeOther)).ServeHTTP(logout, asUser("ana", http.MethodPost, "/logout"))
 	embedkittest.AssertRevoked(t, p, "ana")
 
 	fmt.Println(load.Code, logout.Code, p.Emulator().Sessions()[0].State)
-	// Output: 303 303 revoked
+	// Output: 200 303 revoked
 }
 
 // asUser is a request of the signed-in user.
