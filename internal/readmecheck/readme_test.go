@@ -133,7 +133,7 @@ var (
 	devOverHTTP bool
 	addr        = "127.0.0.1:8080"
 	yourLogout  http.Handler
-	myLogout    http.Handler
+	salesPage   string
 	w           http.ResponseWriter
 	r           *http.Request
 	user        struct {
@@ -150,6 +150,7 @@ var (
 	reg         prometheus.Registerer
 	t           *testing.T
 	signedIn    func(subject string, r *http.Request) *http.Request
+	myRoutes    func(*middleware.Kit) http.Handler
 )
 `
 
@@ -158,6 +159,7 @@ var imports = map[string]string{
 	"context":        "context",
 	"errors":         "errors",
 	"json":           "encoding/json",
+	"template":       "html/template",
 	"log":            "log",
 	"slog":           "log/slog",
 	"http":           "net/http",
