@@ -306,6 +306,8 @@ func kitBody(b *testing.B, p *benchPlatform, kit http.Handler, tmpl *http.Reques
 }
 
 // BenchmarkFrame measures one iframe load: through the kit's FrameHandler
+// (kit) and through the README's page handler around FrameURL
+// (kit-frameurl, frameURLPage)
 // (identity from a signed and encrypted gorilla session cookie, policy,
 // validation, the generate-session call with the default embedkit client,
 // the memory store, the iframe URL and the 303), and through
@@ -318,7 +320,7 @@ func kitBody(b *testing.B, p *benchPlatform, kit http.Handler, tmpl *http.Reques
 func BenchmarkFrame(b *testing.B) {
 	// Each side serves the same viewer's loads. base is the hand-written
 	// handler, sending the body the kit sent; the baselines are built on it.
-	side := func(handler func(h *benchHost, kit, base http.Handler) http.Handler) func(b *testing.B) {
+	side := func(handler func(h *benchHost, k *middleware.Kit, kit, base http.Handler) http.Handler) func(b *testing.B) {
 		return func(b *testing.B) {
 			p := newBenchPlatform(b)
 			h := newBenchHost()
@@ -326,7 +328,7 @@ func BenchmarkFrame(b *testing.B) {
 			tmpl := frameRequest(h.cookie(b, benchViewer(0)))
 			kit := k.FrameHandler()
 			base := baselineHandler(plainClient(), p.srv.URL, kitBody(b, p, kit, tmpl))
-			hd := handler(h, kit, base)
+			hd := handler(h, k, kit, base)
 			serveFrame(b, hd, tmpl)
 			b.ReportAllocs()
 			cpu := testkit.StartCPU()
@@ -336,14 +338,34 @@ func BenchmarkFrame(b *testing.B) {
 			cpu.Report(b)
 		}
 	}
-	b.Run("kit", side(func(_ *benchHost, kit, _ http.Handler) http.Handler { return kit }))
-	b.Run("baseline", side(func(_ *benchHost, _, base http.Handler) http.Handler { return base }))
-	b.Run("baseline-identity", side(func(h *benchHost, _, base http.Handler) http.Handler {
+	b.Run("kit", side(func(_ *benchHost, _ *middleware.Kit, kit, _ http.Handler) http.Handler { return kit }))
+	b.Run("kit-frameurl", side(func(_ *benchHost, k *middleware.Kit, _, _ http.Handler) http.Handler {
+		return frameURLPage(k)
+	}))
+	b.Run("baseline", side(func(_ *benchHost, _ *middleware.Kit, _, base http.Handler) http.Handler { return base }))
+	b.Run("baseline-identity", side(func(h *benchHost, _ *middleware.Kit, _, base http.Handler) http.Handler {
 		return identityBaseline(h.identity, base)
 	}))
-	b.Run("baseline-busy", side(func(_ *benchHost, _, base http.Handler) http.Handler {
+	b.Run("baseline-busy", side(func(_ *benchHost, _ *middleware.Kit, _, base http.Handler) http.Handler {
 		return busyBaseline(benchBusy, base)
 	}))
+}
+
+// frameURLPage is the README's page handler (FrameURL as the page
+// renders, ServeError on failure) with the page reduced to what the
+// baselines answer: the platform URL in a 303, so that the sides differ
+// only in how they mint, not in what they write.
+func frameURLPage(k *middleware.Kit) http.Handler {
+	sales, _ := k.Target("sales")
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		src, err := k.FrameURL(w, r, sales)
+		if err != nil {
+			k.ServeError(w, r, err)
+			return
+		}
+		w.Header().Set("Location", src)
+		w.WriteHeader(http.StatusSeeOther)
+	})
 }
 
 // benchBusy is the computation busyBaseline adds to each load.
