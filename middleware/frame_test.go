@@ -247,9 +247,14 @@ func TestFrameURL(t *testing.T) {
 	r := request(http.MethodGet, "/reports", "ana")
 	r.Header.Set("Accept-Language", "de-AT,de;q=0.9")
 	r.Header.Set("X-TZ", "Europe/Vienna")
-	u, err := tk.FrameURL(httptest.NewRecorder(), r, Target{Kind: KindDashboard, PublicID: "dash-sales"})
+	page := httptest.NewRecorder()
+	page.Header().Set("Cache-Control", "public, max-age=60") // the host's default for its pages
+	u, err := tk.FrameURL(page, r, Target{Kind: KindDashboard, PublicID: "dash-sales"})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if cc := page.Header().Get("Cache-Control"); cc != "no-store" {
+		t.Errorf("the page that holds the URL is marked Cache-Control %q, want no-store", cc)
 	}
 	loc, _ := url.Parse(u)
 	if loc.Query().Get("locale") != "de-DE" || loc.Query().Get("timezone") != "Europe/Vienna" {
