@@ -53,6 +53,10 @@ func (f frame) String() string {
 // else Config.Locales.TimeZone. Set them on a copy of t to choose
 // explicitly.
 //
+// A HEAD request is answered without a body, so FrameURL checks its
+// viewer and t but mints nothing and returns "" (and no error): a link
+// checker or monitor that sends HEAD costs no session.
+//
 // w is needed by stores that keep ids in a cookie (RequestScoped): call
 // FrameURL before the response header is written. Errors are those of
 // ErrorStatus; pass them to ErrorStatus to choose a status.
@@ -63,6 +67,14 @@ func (k *Kit) FrameURL(w http.ResponseWriter, r *http.Request, t Target) (string
 	v, err := k.viewer(r)
 	if err != nil {
 		return "", err
+	}
+	if r.Method == http.MethodHead {
+		// No body is sent, so no URL is needed: a HEAD checks the viewer
+		// and mints nothing, as at the frame endpoint.
+		if w != nil {
+			w.Header().Set("Cache-Control", "no-store")
+		}
+		return "", nil
 	}
 	f, err := k.mint(w, r, v, string(t.Kind), t, "", "")
 	if err != nil {

@@ -260,6 +260,17 @@ func TestFrameURL(t *testing.T) {
 	if loc.Query().Get("locale") != "de-DE" || loc.Query().Get("timezone") != "Europe/Vienna" {
 		t.Errorf("query = %v", loc.Query())
 	}
+	head := httptest.NewRecorder()
+	before := len(tk.platform.mintedIDs())
+	if u, err := tk.FrameURL(head, request(http.MethodHead, "/reports", "ana"), Target{Kind: KindDashboard, PublicID: "dash-sales"}); err != nil || u != "" {
+		t.Errorf("HEAD: FrameURL = %q, %v; want no URL and no error", u, err)
+	}
+	if n := len(tk.platform.mintedIDs()) - before; n != 0 || head.Header().Get("Cache-Control") != "no-store" {
+		t.Errorf("HEAD minted %d sessions, Cache-Control %q; want none, no-store", n, head.Header().Get("Cache-Control"))
+	}
+	if _, err := tk.FrameURL(httptest.NewRecorder(), request(http.MethodHead, "/reports", ""), Target{Kind: KindDashboard, PublicID: "dash-sales"}); !errors.Is(err, ErrNoViewer) {
+		t.Errorf("HEAD, signed out: err = %v, want ErrNoViewer", err)
+	}
 	if _, err := tk.FrameURL(httptest.NewRecorder(), r, Target{Kind: "video"}); !errors.Is(err, ErrMisconfigured) {
 		t.Errorf("bad target: err = %v", err)
 	}
