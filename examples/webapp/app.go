@@ -82,6 +82,7 @@ type App struct {
 	dashboards  []Dashboard
 	projects    []Project
 	byID        map[string]Dashboard
+	dashTargets map[string]string // registered target name, by public id
 	csrfKey     []byte
 	cop         *http.CrossOriginProtection
 	redis       *redis.Client
@@ -99,17 +100,19 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		return nil, err
 	}
 	a := &App{
-		cfg:        cfg,
-		log:        cfg.Logger,
-		now:        cfg.Now,
-		dashboards: cfg.Dashboards,
-		projects:   cfg.Projects,
-		byID:       make(map[string]Dashboard, len(cfg.Dashboards)),
-		cop:        http.NewCrossOriginProtection(),
-		done:       make(chan struct{}),
+		cfg:         cfg,
+		log:         cfg.Logger,
+		now:         cfg.Now,
+		dashboards:  cfg.Dashboards,
+		projects:    cfg.Projects,
+		byID:        make(map[string]Dashboard, len(cfg.Dashboards)),
+		dashTargets: make(map[string]string, len(cfg.Dashboards)),
+		cop:         http.NewCrossOriginProtection(),
+		done:        make(chan struct{}),
 	}
-	for _, d := range cfg.Dashboards {
+	for i, d := range cfg.Dashboards {
 		a.byID[d.PublicID] = d
+		a.dashTargets[d.PublicID] = dashboardTarget(i)
 	}
 	secure := strings.HasPrefix(cfg.PublicURL, "https://")
 
@@ -347,7 +350,7 @@ func targets(dashboards []Dashboard, projects []Project) map[string]middleware.T
 		}
 	}
 	for i, d := range dashboards {
-		ts[fmt.Sprintf("dashboard-%d", i+1)] = middleware.Target{
+		ts[dashboardTarget(i)] = middleware.Target{
 			Kind:     middleware.KindDashboard,
 			PublicID: d.PublicID,
 			Chrome:   dashboardChrome,
@@ -361,6 +364,10 @@ func targets(dashboards []Dashboard, projects []Project) map[string]middleware.T
 	}
 	return ts
 }
+
+// dashboardTarget is the registered target name of the i-th (from 0) of
+// Config.Dashboards: "dashboard-1", "dashboard-2", ...
+func dashboardTarget(i int) string { return fmt.Sprintf("dashboard-%d", i+1) }
 
 // routes builds the handler: every answer gets the security headers, a
 // bounded body and a log line.

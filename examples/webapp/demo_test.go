@@ -227,7 +227,10 @@ func (b *browser) do(req *http.Request) (*http.Response, string) {
 	}
 	switch req.URL.Host {
 	case app.Host:
-		b.f.seen = append(b.f.seen, string(body))
+		// A page's iframe src is the platform URL its handler minted,
+		// with the single-use id by design; the rest of the page is
+		// kept.
+		b.f.seen = append(b.f.seen, b.f.withoutFrameSrc(string(body)))
 		byDesign := resp.StatusCode == http.StatusSeeOther &&
 			(strings.HasPrefix(req.URL.Path, "/embed/frame/") || req.URL.Path == LogoutPath && strings.HasPrefix(resp.Header.Get("Location"), b.f.d.IssuerURL+"/"))
 		for k, vs := range resp.Header {
@@ -444,6 +447,84 @@ func (f *flow) exchange(id string) (int, string) {
 	return resp.StatusCode, out.Token
 }
 
+// withoutFrameSrc is page with the value of every src attribute that
+// is a platform URL left out.
+func (f *flow) withoutFrameSrc(page string) string {
+	re := regexp.MustCompile(`src="` + regexp.QuoteMeta(f.d.PlatformURL) + `/[^"]*"`)
+	return re.ReplaceAllLiteralString(page, `src="(a platform URL)"`)
+}
+
+// framePageSrc matches the iframe of an embed page (the dashboard,
+// workspace and chat pages' #embed-frame, the module page's
+// #module-frame) and its src.
+var framePageSrc = regexp.MustCompile(`<iframe\s[^>]*?\bid="(?:embed|module)-frame"[^>]*?\ssrc="([^"]*)"`)
+
+// framePage loads an embed page whose handler mints as it renders
+// (FrameURL), checks that it answers 200 with Cache-Control no-store, and
+// returns the platform URL of its iframe src and the page.
+func (b *browser) framePage(path string) (*url.URL, string) {
+	t := b.f.t
+	t.Helper()
+	resp, body := b.get(b.f.d.AppURL + path)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d, want 200; body %.300s\nlogs: %s", path, resp.StatusCode, body, lastLines(b.f.logs.String(), 8))
+	}
+	if got := resp.Header.Get("Cache-Control"); got != "no-store" {
+		t.Errorf("GET %s: Cache-Control %q, want no-store (the page carries a single-use session id)", path, got)
+	}
+	m := framePageSrc.FindStringSubmatch(body)
+	if m == nil {
+		t.Fatalf("GET %s: no embed iframe with a src; body %.600s", path, body)
+	}
+	src := html.UnescapeString(m[1])
+	loc, err := url.Parse(src)
+	if err != nil || !strings.HasPrefix(src, b.f.d.PlatformURL+"/") {
+		t.Fatalf("GET %s: the iframe src is not on the platform (%v)", path, err)
+	}
+	for _, k := range []string{"session", "sessionId"} {
+		b.f.secrets.add("embed session id", loc.Query().Get(k))
+	}
+	return loc, body
+}
+
+// frameTarget matches an embed page's data-embedkit-target.
+var frameTarget = regexp.MustCompile(`\sdata-embedkit-target="([^"]*)"`)
+
+// remint asks the session endpoint for a new session of the target the
+// page names in its iframe's data-embedkit-target, as the host script
+// does when the frame's session is used up, and returns the platform URL
+// it answers. The answer carries a session id by design, so it is read
+// outside the recorded flow.
+func (b *browser) remint(page string) *url.URL {
+	t := b.f.t
+	t.Helper()
+	m := frameTarget.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatal("the page's iframe has no data-embedkit-target")
+	}
+	target := html.UnescapeString(m[1])
+	body, _ := json.Marshal(map[string]string{"target": target})
+	req, _ := http.NewRequest(http.MethodPost, b.f.d.AppURL+middleware.DefaultSessionPath, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	resp, err := b.c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out struct {
+		URL       string `json:"url"`
+		SessionID string `json:"sessionId"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&out)
+	b.f.secrets.add("embed session id", out.SessionID)
+	u, perr := url.Parse(out.URL)
+	if err != nil || perr != nil || resp.StatusCode != http.StatusOK || !strings.HasPrefix(out.URL, b.f.d.PlatformURL+"/") {
+		t.Fatalf("session endpoint for the page's target %q: %d (%v)", target, resp.StatusCode, err)
+	}
+	return u
+}
+
 // frameRedirect loads an embed's frame URL and returns the platform URL
 // it redirects to.
 func (b *browser) frameRedirect(path string) *url.URL {
@@ -481,6 +562,18 @@ func TestDemoFlow(t *testing.T) {
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/login?return_to=%2Fdashboards" {
 		t.Fatalf("GET /dashboards signed out: %d %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
+	// An embed page is sent to sign in, back to itself after, and mints
+	// nothing.
+	for _, p := range []string{"/dashboards/sales-overview", "/ask", "/creator", ModulePath} {
+		resp, _ = ana.get(app + p)
+		if want := "/login?return_to=" + url.QueryEscape(p); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != want ||
+			resp.Header.Get("Cache-Control") != "no-store" {
+			t.Errorf("GET %s signed out: %d %q, Cache-Control %q, want 303 to %s", p, resp.StatusCode, resp.Header.Get("Location"), resp.Header.Get("Cache-Control"), want)
+		}
+	}
+	if n := len(f.sessions()); n != 0 {
+		t.Errorf("signed-out page loads minted %d sessions", n)
+	}
 
 	// Sign in: the app lands on the dashboards list.
 	resp, body = ana.login("ana", "ana-dev-pass")
@@ -497,30 +590,61 @@ func TestDemoFlow(t *testing.T) {
 		t.Errorf("GET / signed in: %d %q, want 303 /dashboards", resp.StatusCode, resp.Header.Get("Location"))
 	}
 
-	// The dashboard page frames the kit's frame endpoint.
-	resp, body = ana.get(app + "/dashboards/sales-overview")
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET /dashboards/sales-overview: %d", resp.StatusCode)
+	// The dashboard page mints as it renders: its iframe src is the
+	// platform URL with a new session, the viewer's locale and zone, and
+	// the page is no-store. Every load mints again.
+	before := len(f.sessions())
+	loc, body := ana.framePage("/dashboards/sales-overview")
+	if n := len(f.sessions()) - before; n != 1 {
+		t.Errorf("a load of the dashboard page minted %d sessions, want 1", n)
+	}
+	q := loc.Query()
+	if loc.Path != "/embed/dashboard/sales-overview" || q.Get("session") == "" || q.Get("locale") != "de-DE" || q.Get("timezone") != "Europe/Berlin" {
+		t.Fatalf("dashboard page iframe: path %s, session present %t, locale %q, timezone %q", loc.Path, q.Has("session"), q.Get("locale"), q.Get("timezone"))
 	}
 	// The host script is loaded from its content-hashed URL, which it is
-	// served immutable at.
-	for _, want := range []string{"data-embedkit", `src="/embed/frame/dashboard/sales-overview"`, `data-embedkit-target="dashboard/sales-overview"`, `src="` + f.d.App.kit.HostScriptSrc(HostScriptPath) + `"`} {
+	// served immutable at; the frame's target is the name the session
+	// endpoint re-mints it by.
+	for _, want := range []string{"data-embedkit", `data-embedkit-target="dashboard/sales-overview"`, `data-embedkit-session-url="/embed/session"`, `src="` + f.d.App.kit.HostScriptSrc(HostScriptPath) + `"`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("dashboard page lacks %q", want)
 		}
 	}
+	// The session endpoint re-mints the frame by that name.
+	if again := ana.remint(body); again.Path != loc.Path || again.Query().Get("session") == q.Get("session") {
+		t.Errorf("re-mint of the dashboard page's target: path %s, want %s with a new session", again.Path, loc.Path)
+	}
+	before = len(f.sessions())
+	reload, _ := ana.framePage("/dashboards/sales-overview")
+	if id := reload.Query().Get("session"); id == "" || id == q.Get("session") {
+		t.Error("a second load of the dashboard page did not mint a new session id")
+	}
+	if n := len(f.sessions()) - before; n != 1 {
+		t.Errorf("a second load of the dashboard page minted %d sessions, want 1", n)
+	}
+	// A HEAD of the page mints nothing.
+	req, _ := http.NewRequest(http.MethodHead, app+"/dashboards/sales-overview", nil)
+	if resp, _ := ana.do(req); resp.StatusCode != http.StatusOK || resp.Header.Get("Cache-Control") != "no-store" || len(f.sessions())-before != 1 {
+		t.Errorf("HEAD of the dashboard page: %d, Cache-Control %q, %d sessions minted, want none", resp.StatusCode, resp.Header.Get("Cache-Control"), len(f.sessions())-before-1)
+	}
 	anaToken := csrfOf(t, body)
+	before = len(f.sessions())
 	if resp, _ := ana.get(app + "/dashboards/no-such-board"); resp.StatusCode != http.StatusNotFound {
 		t.Errorf("unknown dashboard: %d, want 404", resp.StatusCode)
+	}
+	if n := len(f.sessions()) - before; n != 0 {
+		t.Errorf("an unknown dashboard's page minted %d sessions", n)
 	}
 	if resp, _ := ana.get(app + "/embed/frame/dashboard/broken-board"); resp.StatusCode != http.StatusNotFound {
 		t.Errorf("unregistered dashboard at the frame endpoint: %d, want 404", resp.StatusCode)
 	}
 
-	// Every load mints: a 303 to the platform with the viewer's locale and
-	// zone; the id redeems once; a reload gets a new id.
-	loc := ana.frameRedirect("/embed/frame/dashboard/sales-overview")
-	q := loc.Query()
+	// The frame endpoint, kept for the project pages, the React page and
+	// <embedkit-frame>, mints on every load: a 303 to the platform with
+	// the viewer's locale and zone; the id redeems once; a reload gets a
+	// new id.
+	loc = ana.frameRedirect("/embed/frame/dashboard/sales-overview")
+	q = loc.Query()
 	if loc.Path != "/embed/dashboard/sales-overview" || q.Get("session") == "" || q.Get("locale") != "de-DE" || q.Get("timezone") != "Europe/Berlin" {
 		t.Fatalf("frame redirect: path %s, locale %q, timezone %q", loc.Path, q.Get("locale"), q.Get("timezone"))
 	}
@@ -568,7 +692,7 @@ func TestDemoFlow(t *testing.T) {
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/dashboards/regional-performance" {
 		t.Errorf("settings form: %d %q, want 303 back", resp.StatusCode, resp.Header.Get("Location"))
 	}
-	req, _ := http.NewRequest(http.MethodPost, app+SettingsPath, strings.NewReader(`{"locale":"fr-FR","csrf_token":"`+benToken+`"}`))
+	req, _ = http.NewRequest(http.MethodPost, app+SettingsPath, strings.NewReader(`{"locale":"fr-FR","csrf_token":"`+benToken+`"}`))
 	req.Header.Set("Content-Type", "application/json")
 	if resp, body := ben.do(req); resp.StatusCode != http.StatusNoContent {
 		t.Errorf("settings with a JSON body: %d %s", resp.StatusCode, body)
@@ -584,9 +708,13 @@ func TestDemoFlow(t *testing.T) {
 
 	// The analytics chat: every signed-in viewer; its frame mints a chat
 	// session with the viewer's own security context.
-	resp, body = ben.get(app + "/ask")
-	if resp.StatusCode != http.StatusOK || !strings.Contains(body, `src="/embed/frame/ask"`) || !strings.Contains(body, `href="/ask" aria-current="page"`) {
-		t.Errorf("GET /ask as ben: %d; body %.300s", resp.StatusCode, body)
+	loc, body = ben.framePage("/ask")
+	if loc.Path != "/embed/chat" || loc.Query().Get("sessionId") == "" ||
+		!strings.Contains(body, `data-embedkit-target="ask"`) || !strings.Contains(body, `href="/ask" aria-current="page"`) {
+		t.Errorf("GET /ask as ben: iframe path %s, sessionId present %t; body %.300s", loc.Path, loc.Query().Has("sessionId"), body)
+	}
+	if again := ben.remint(body); again.Path != "/embed/chat" {
+		t.Errorf("re-mint of the ask page's target: path %s, want /embed/chat", again.Path)
 	}
 	if loc := ben.frameRedirect("/embed/frame/ask"); loc.Path != "/embed/chat" || loc.Query().Get("sessionId") == "" {
 		t.Errorf("chat frame redirect path %s, sessionId present %t", loc.Path, loc.Query().Has("sessionId"))
@@ -597,9 +725,15 @@ func TestDemoFlow(t *testing.T) {
 		t.Errorf("GET /creator as ben: %d, want the 403 page", resp.StatusCode)
 	}
 	chloe.login("chloe", "chloe-dev-pass")
-	resp, body = chloe.get(app + "/creator")
-	if resp.StatusCode != http.StatusOK || !strings.Contains(body, `src="/embed/frame/app"`) {
-		t.Fatalf("GET /creator as chloe: %d", resp.StatusCode)
+	if loc, body := chloe.framePage("/creator"); loc.Path != "/embed/d/1/app" || loc.Query().Get("session") == "" || !strings.Contains(body, `data-embedkit-target="app"`) {
+		t.Errorf("GET /creator as chloe: iframe path %s, session present %t", loc.Path, loc.Query().Has("session"))
+	} else if again := chloe.remint(body); again.Path != loc.Path {
+		t.Errorf("re-mint of the workspace's target: path %s, want %s", again.Path, loc.Path)
+	}
+	if loc, body := chloe.framePage(ModulePath); loc.Path != "/embed/dashboard/sales-overview" || loc.Query().Get("session") == "" {
+		t.Errorf("GET %s as chloe: iframe path %s, session present %t", ModulePath, loc.Path, loc.Query().Has("session"))
+	} else if again := chloe.remint(body); again.Path != loc.Path {
+		t.Errorf("re-mint of the module page's target: path %s, want %s", again.Path, loc.Path)
 	}
 	if loc := chloe.frameRedirect("/embed/frame/app"); loc.Path != "/embed/d/1/app" {
 		t.Errorf("creator frame redirect path %s", loc.Path)
@@ -608,8 +742,17 @@ func TestDemoFlow(t *testing.T) {
 		t.Errorf("creator frame for ben: %d, want 403", resp.StatusCode)
 	}
 
-	// Platform outage: the frame endpoint answers the outage page, 503.
+	// Platform outage: the dashboard page answers the app's outage page,
+	// 503, whose "Try again" loads the page again; the frame endpoint
+	// answers the in-frame one.
 	f.d.Emulator.InjectFault(emulator.Fault{Method: http.MethodPost, Path: "/api/v1/embed/generate-session", Status: http.StatusServiceUnavailable})
+	resp, body = ben.get(app + "/dashboards/sales-overview")
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(body, `data-kind="outage"`) ||
+		!strings.Contains(body, `href="/dashboards/sales-overview"`) || resp.Header.Get("Retry-After") == "" ||
+		resp.Header.Get("Cache-Control") != "no-store" || !strings.Contains(body, `class="site-header"`) || strings.Contains(body, "<iframe") {
+		t.Errorf("dashboard page in an outage: %d, Retry-After %q, Cache-Control %q; body %.400s",
+			resp.StatusCode, resp.Header.Get("Retry-After"), resp.Header.Get("Cache-Control"), body)
+	}
 	resp, body = ben.get(app + "/embed/frame/dashboard/sales-overview")
 	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(body, `data-kind="outage"`) ||
 		!strings.Contains(body, `href="/embed/frame/dashboard/sales-overview"`) || resp.Header.Get("Retry-After") == "" {

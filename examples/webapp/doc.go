@@ -26,9 +26,10 @@
 //	                              provider's end-session endpoint with id_token_hint
 //	POST /backchannel-logout      OpenID Connect back-channel logout
 //	GET  /dashboards              the dashboards of Config.Dashboards
-//	GET  /dashboards/{publicId}   one dashboard, framed through the kit
+//	GET  /dashboards/{publicId}   one dashboard, minted as the page renders (Kit.FrameURL)
 //	GET  /ask                     the analytics chat
 //	GET  /react                   the dashboards in React (@embedkit/host/react)
+//	GET  /module                  a dashboard driven by the package's ES module
 //	GET  /projects                the projects the viewer's region may see
 //	GET  /projects/{id}           one project's analytics, scoped by the route
 //	GET  /projects/{id}/analytics/frame   its frame (Kit.FrameFunc)
@@ -67,6 +68,19 @@
 // profile's locale and time zone in the viewer, so they apply to every
 // session minted afterwards; the page applies them at once through the
 // host script.
+//
+// The dashboard, workspace, chat and module pages embed the README's
+// default way: the page's handler mints the session as it renders
+// (Kit.FrameURL), writes the platform's URL into the iframe src and
+// serves the page no-store, so every load of the page mints; the iframe's
+// data-embedkit-target names its target, by which the host script
+// re-mints the frame through the session endpoint when it loads again on
+// its own or its session nears its end. A failed mint answers through
+// Kit.ServeError: the app's error page (an outage offers to load the page
+// again). A HEAD of such a page mints nothing. The project pages keep
+// their own frame route (Kit.FrameFunc) as the src, for its check of the
+// project on every load; the React page and <embedkit-frame> use the
+// kit's frame endpoint.
 //
 // Failed frame loads render the app's error pages inside the iframe:
 // an outage (503) offers to load the frame again, other errors send their

@@ -40,7 +40,9 @@ func hostModules() http.Handler {
 }
 
 // modulePage serves the module page to a signed-in viewer: the first
-// dashboard through the kit's frame endpoint, as on /dashboards.
+// dashboard, minted as the page renders as on /dashboards/{publicId},
+// its iframe carrying data-embedkit-target so that the module re-mints
+// it through the session endpoint.
 func (a *App) modulePage(w http.ResponseWriter, r *http.Request) {
 	v, ok := a.requireViewer(w, r)
 	if !ok {
@@ -56,10 +58,15 @@ func (a *App) modulePage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d := a.dashboards[0]
+	src, ok := a.frameURL(w, r, a.dashTargets[d.PublicID])
+	if !ok {
+		return
+	}
 	a.render(w, r, http.StatusOK, templates.ModulePage(a.page(r, v, "Module", "module"), templates.ModuleView{
 		Title:      "A dashboard through the ES module",
 		Lead:       "The host page's npm package imported as a plain ES module, with no bundler: the frame's state, its events and a refresh that answers.",
-		FrameSrc:   a.kit.FrameSrc("dashboard/" + d.PublicID),
+		FrameSrc:   src,
+		Target:     dashboardRef(d.PublicID),
 		FrameTitle: d.Title,
 		Config:     string(b),
 		ScriptURL:  ModuleScriptPath,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"mime"
 	"net/http"
 	"strings"
@@ -73,8 +74,13 @@ func (a *App) dashboardList(w http.ResponseWriter, r *http.Request) {
 	a.render(w, r, http.StatusOK, templates.Dashboards(a.page(r, v, "Dashboards", "dashboards"), items))
 }
 
-// dashboardPage shows one registered dashboard, its iframe pointing at
-// the kit's frame endpoint, which mints on every load.
+// dashboardPage shows one registered dashboard. The handler mints the
+// embed session as it renders (frameURL): the iframe src is the
+// platform's URL, one browser round trip shorter than the frame endpoint,
+// and the page is no-store, so a reload or a second tab renders it again
+// with a new session. The host script re-mints the frame through the
+// session endpoint, by its data-embedkit-target, when the frame loads
+// again on its own or its session nears its end.
 func (a *App) dashboardPage(w http.ResponseWriter, r *http.Request) {
 	v, ok := a.requireViewer(w, r)
 	if !ok {
@@ -85,8 +91,11 @@ func (a *App) dashboardPage(w http.ResponseWriter, r *http.Request) {
 		a.errorPage(w, r, v, templates.ErrorFor(templates.KindNotFound))
 		return
 	}
-	ref := "dashboard/" + d.PublicID
-	view := a.embedView(r, v, d.Title, ref)
+	src, ok := a.frameURL(w, r, a.dashTargets[d.PublicID])
+	if !ok {
+		return
+	}
+	view := a.embedView(r, v, d.Title, dashboardRef(d.PublicID), src)
 	view.Filters = filterSelects(d.Filters)
 	a.render(w, r, http.StatusOK, templates.DashboardView(a.page(r, v, d.Title, "dashboards"), view))
 }
@@ -104,7 +113,11 @@ func (a *App) creator(w http.ResponseWriter, r *http.Request) {
 		a.errorPage(w, r, v, e)
 		return
 	}
-	a.render(w, r, http.StatusOK, templates.CreatorView(a.page(r, v, "Workspace", "creator"), a.embedView(r, v, "Workspace", appTarget)))
+	src, ok := a.frameURL(w, r, appTarget)
+	if !ok {
+		return
+	}
+	a.render(w, r, http.StatusOK, templates.CreatorView(a.page(r, v, "Workspace", "creator"), a.embedView(r, v, "Workspace", appTarget, src)))
 }
 
 // ask serves the analytics chat: questions in plain words, answered from
@@ -116,16 +129,52 @@ func (a *App) ask(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	ev := a.embedView(r, v, "Ask your data", askTarget)
+	src, ok := a.frameURL(w, r, askTarget)
+	if !ok {
+		return
+	}
+	ev := a.embedView(r, v, "Ask your data", askTarget, src)
 	ev.Lead = "Ask in plain words; answers come only from the data your account may see."
 	a.render(w, r, http.StatusOK, templates.AskView(a.page(r, v, "Ask", "ask"), ev))
 }
 
-// embedView is the iframe and settings panel of target ref.
-func (a *App) embedView(r *http.Request, v *middleware.Viewer, title, ref string) templates.EmbedView {
+// frameURL mints an embed session of the target registered as name for
+// the viewer of r and returns the platform URL for the page's iframe,
+// the README's default way to embed (middleware.Kit.FrameURL). It runs
+// before anything of the page is written: FrameURL marks the response
+// no-store, which render keeps. When it fails, the kit answers
+// (ServeError: a signed-out viewer is sent to sign in, anything else goes
+// to kitError, the app's error page) and ok is false.
+//
+// A HEAD of the page mints nothing, as the kit's frame endpoint does not:
+// no body is sent, so no URL is needed, and link checkers cost no
+// session.
+func (a *App) frameURL(w http.ResponseWriter, r *http.Request, name string) (src string, ok bool) {
+	if r.Method == http.MethodHead {
+		noStore(w)
+		return "", true
+	}
+	t, found := a.kit.Target(name)
+	if !found {
+		err := fmt.Errorf("webapp: no embed target registered as %q: %w", name, middleware.ErrMisconfigured)
+		a.kit.ServeError(w, r, err)
+		return "", false
+	}
+	src, err := a.kit.FrameURL(w, r, t)
+	if err != nil {
+		a.kit.ServeError(w, r, err)
+		return "", false
+	}
+	return src, true
+}
+
+// embedView is the iframe (src, the platform URL frameURL returned) and
+// settings panel of the target ref: ref is the iframe's
+// data-embedkit-target, the name the session endpoint re-mints it by.
+func (a *App) embedView(r *http.Request, v *middleware.Viewer, title, ref, src string) templates.EmbedView {
 	return templates.EmbedView{
 		Title:          title,
-		FrameSrc:       a.kit.FrameSrc(ref),
+		FrameSrc:       src,
 		SessionURL:     middleware.DefaultSessionPath,
 		Target:         ref,
 		PlatformOrigin: a.kit.PlatformOrigin(),
@@ -134,6 +183,10 @@ func (a *App) embedView(r *http.Request, v *middleware.Viewer, title, ref string
 		EventLog:       true,
 	}
 }
+
+// dashboardRef is a dashboard's data-embedkit-target: its canonical frame
+// path, which the session endpoint resolves to the registered target.
+func dashboardRef(publicID string) string { return "dashboard/" + publicID }
 
 // filterSelects are the filter bar's selects for a dashboard's filters,
 // each led by a choice that clears it.
@@ -169,8 +222,10 @@ func refererPath(r *http.Request) string {
 }
 
 // kitError is the kit's ErrorHandler: the app's error pages for failed
-// frame loads (the iframe's content, so kept free of the account menu),
-// JSON for the session endpoint.
+// frame loads (the iframe's content, so kept free of the account menu)
+// and for pages whose mint failed as they rendered (frameURL, through
+// ServeError: the whole page, whose "Try again" loads it again), JSON for
+// the session endpoint.
 func (a *App) kitError(w http.ResponseWriter, r *http.Request) {
 	err := middleware.FailureReason(r)
 	status, _ := middleware.ErrorStatus(err)
@@ -181,6 +236,9 @@ func (a *App) kitError(w http.ResponseWriter, r *http.Request) {
 	e := templates.ErrorFor(kindFor(status))
 	e.Status = status
 	framed := strings.HasPrefix(r.URL.Path, middleware.DefaultFramePrefix)
+	// A frame or a page load can be tried again at its own address; a
+	// form post (sign-out) cannot.
+	retryHere := framed || r.Method == http.MethodGet
 	switch {
 	case errors.Is(err, middleware.ErrCrossSite):
 		e.Title = "Request refused"
@@ -191,10 +249,10 @@ func (a *App) kitError(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, middleware.ErrMintLimited):
 		e.Title = "Too many dashboards opened"
 		e.Detail = "Analytics were opened very many times in a short while. Wait a moment, then try again."
-		if p, ok := middleware.SafeReturnPath(r.URL.RequestURI()); ok && framed {
+		if p, ok := middleware.SafeReturnPath(r.URL.RequestURI()); ok && retryHere {
 			e.RetryURL = p
 		}
-	case e.Kind == templates.KindOutage && framed:
+	case e.Kind == templates.KindOutage && retryHere:
 		if p, ok := middleware.SafeReturnPath(r.URL.RequestURI()); ok {
 			e.RetryURL = p
 		}

@@ -83,6 +83,13 @@ func (a *App) projectList(w http.ResponseWriter, r *http.Request) {
 // projectPage shows one project's analytics, its iframe pointing at the
 // project's own frame route (projectFrame). A project the viewer may not
 // see is not found, whether it exists or not.
+//
+// Unlike the dashboard pages, this page keeps the frame endpoint as its
+// src rather than minting while it renders (FrameURL): the point of the
+// route is its own check, which runs again on every load of the frame,
+// and its target is RouteScoped, so the session endpoint cannot re-mint
+// it by name. A frame whose platform URL was used up would have no way
+// back but a reload of the page; the route re-mints by itself.
 func (a *App) projectPage(w http.ResponseWriter, r *http.Request) {
 	v, ok := a.requireViewer(w, r)
 	if !ok {
@@ -93,8 +100,7 @@ func (a *App) projectPage(w http.ResponseWriter, r *http.Request) {
 		a.errorPage(w, r, v, templates.ErrorFor(templates.KindNotFound))
 		return
 	}
-	view := a.embedView(r, v, p.Name, projectFramePath(p.ID))
-	view.FrameSrc = projectFramePath(p.ID)
+	view := a.embedView(r, v, p.Name, projectFramePath(p.ID), projectFramePath(p.ID))
 	view.Lead = "Figures of " + p.Name + " only: the project is signed into the embed session."
 	a.render(w, r, http.StatusOK, templates.ProjectView(a.page(r, v, p.Name, "projects"), p.Name, view))
 }

@@ -41,8 +41,10 @@ type reactFilter struct {
 }
 
 // reactPage serves the React page to a signed-in viewer: the same
-// dashboards, frame endpoint and sessions as /dashboards, embedded by
-// <EmbedkitFrame> in React's StrictMode.
+// dashboards and targets as /dashboards, embedded by <EmbedkitFrame> in
+// React's StrictMode. The component's src is the kit's frame endpoint, by
+// design: the page is rendered in the browser, not by a handler that
+// could mint as it renders, so each mount mints as its frame loads.
 func (a *App) reactPage(w http.ResponseWriter, r *http.Request) {
 	v, ok := a.requireViewer(w, r)
 	if !ok {

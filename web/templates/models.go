@@ -75,16 +75,19 @@ type EmbedView struct {
 	// Title is the dashboard's title: the page heading of
 	// DashboardView and the accessible name of the iframe.
 	Title string
-	// FrameSrc is the iframe src: the kit's frame endpoint, which mints
-	// a session and redirects to the platform on every load. It is
-	// sanitised when rendered.
+	// FrameSrc is the iframe src: the platform URL the page's handler
+	// minted as it rendered (middleware.Kit.FrameURL), or a frame
+	// endpoint, which mints a session and redirects to the platform on
+	// every load of the frame. It is sanitised when rendered.
 	FrameSrc string
 	// SessionURL is the kit's session endpoint, used by the host script
 	// to renew the embed's session (data-embedkit-session-url). Empty
 	// leaves the host script's own setting in force.
 	SessionURL string
 	// Target names the embed target the session endpoint mints for
-	// (data-embedkit-target).
+	// (data-embedkit-target): the host script re-mints a frame whose src
+	// is the platform's URL by this name when its session is used up or
+	// due for renewal.
 	Target string
 	// PlatformOrigin is the analytics platform's origin, for
 	// data-embedkit-origin.

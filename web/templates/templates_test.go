@@ -44,7 +44,7 @@ func signedOut() Page {
 func embedView() EmbedView {
 	return EmbedView{
 		Title:          "Revenue overview",
-		FrameSrc:       "/embed/frame/sales?dashboard=revenue",
+		FrameSrc:       "https://analytics.example/embed/dashboard/revenue?session=s-1&locale=fr-FR",
 		SessionURL:     "/embed/session",
 		Target:         "sales",
 		PlatformOrigin: "https://analytics.example",
@@ -678,7 +678,7 @@ func TestEmbedViews(t *testing.T) {
 		doc := parse(t, render(t, DashboardView(signedIn(), embedView())))
 		f := mustID(t, doc, "embed-frame")
 		want := map[string]string{
-			"src":                       "/embed/frame/sales?dashboard=revenue",
+			"src":                       "https://analytics.example/embed/dashboard/revenue?session=s-1&locale=fr-FR",
 			"data-embedkit-target":      "sales",
 			"data-embedkit-session-url": "/embed/session",
 			"data-embedkit-origin":      "https://analytics.example",
@@ -689,6 +689,33 @@ func TestEmbedViews(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestModulePage checks the module page's iframe: its src as given, and
+// data-embedkit-target, which the module re-mints the frame by, only
+// when the view names a target.
+func TestModulePage(t *testing.T) {
+	const src = "https://analytics.example/embed/dashboard/revenue?session=s-1&locale=fr-FR"
+	tests := []struct {
+		name   string
+		target string
+	}{
+		{"with a target", "dashboard/revenue"},
+		{"without a target", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := ModuleView{Title: "Module", FrameSrc: src, Target: tt.target, FrameTitle: "Revenue", Config: `{"settings":{}}`, ScriptURL: "/static/module.js"}
+			doc := parse(t, render(t, ModulePage(signedIn(), v)))
+			f := mustID(t, doc, "module-frame")
+			if f.Data != "iframe" || attr(f, "src") != src || !hasAttr(f, "data-embedkit") || attr(f, "title") != "Revenue" || attr(f, "referrerpolicy") != "no-referrer" {
+				t.Errorf("iframe = %v", f.Attr)
+			}
+			if got := hasAttr(f, "data-embedkit-target"); got != (tt.target != "") || attr(f, "data-embedkit-target") != tt.target {
+				t.Errorf("data-embedkit-target present %v = %q, want %q", got, attr(f, "data-embedkit-target"), tt.target)
+			}
+		})
+	}
 }
 
 func TestSettings(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -84,30 +85,51 @@ func testSignIn(t *testing.T, s *stack, u demoUser) {
 	s.signOut(t, tab)
 }
 
-// testReloadAndSecondTab reloads the embed iframe (its src is the kit's
-// frame endpoint, which mints a new single-use session) and opens the
-// same dashboard in a second tab; both work.
+// testReloadAndSecondTab checks the dashboard page's embed path, the
+// README's default: the page's handler mints as it renders, so the
+// iframe src is the platform's URL with a single-use session. Loading the
+// iframe's own document again (iframe.src = iframe.src) asks for the
+// used-up URL: the host script re-mints the frame through the session
+// endpoint, by its data-embedkit-target, and it is ready again with one
+// new session, the frame endpoint untouched. A second tab renders the
+// page again with its own session, and logout revokes every id the pages
+// minted.
 func testReloadAndSecondTab(t *testing.T, s *stack, u demoUser) {
+	start := sessionIDs(s.sessions(t))
 	first := s.session(t)
 	s.signIn(t, first, u)
 	s.openDashboard(t, first)
 	dashboard := location(t, first)
+	firstID := frameSession(t, s, first)
 
 	markEmbed(t, first)
 	before := sessionIDs(s.sessions(t))
-	do(t, first, "reload the embed iframe",
+	calls := embedCalls(t, first)
+	do(t, first, "load the embed iframe's used-up URL again",
 		chromedp.Evaluate[chromedp.Void](`(() => {
 			const f = document.getElementById("embed-frame");
-			f.src = f.getAttribute("src");
+			f.src = f.src;
 		})()`))
-	e := waitEmbed(t, first, "the reloaded embed ready", func(e embedState) bool {
+	e := waitEmbed(t, first, "the re-minted embed ready", func(e embedState) bool {
 		return !e.Marker && ready(e)
 	})
 	if e.Viewer != u.name {
-		t.Errorf("reloaded embed shows %q, want %q", e.Viewer, u.name)
+		t.Errorf("re-minted embed shows %q, want %q", e.Viewer, u.name)
 	}
 	if minted := mintedSince(before, s.sessions(t)); len(minted) != 1 {
-		t.Errorf("reloading the iframe minted %d sessions, want 1", len(minted))
+		t.Errorf("re-minting the used-up frame minted %d sessions, want 1", len(minted))
+	}
+	if id := frameSession(t, s, first); id == firstID {
+		t.Error("the iframe still has its used-up session after the re-mint")
+	}
+	after := embedCalls(t, first)
+	if after.Session != calls.Session+1 || after.Frame != calls.Frame {
+		t.Errorf("the re-mint asked the session endpoint %d times and the frame endpoint %d times, want once and never",
+			after.Session-calls.Session, after.Frame-calls.Frame)
+	}
+	waitHost(t, first, "the host status line live again", func(h hostState) bool { return h.Embed == "live" })
+	if n := countLogged(t, first, "session-renewed"); n != 1 {
+		t.Errorf("the event log has %d session-renewed events, want 1", n)
 	}
 
 	second := s.tab(t, first)
@@ -116,10 +138,84 @@ func testReloadAndSecondTab(t *testing.T, s *stack, u demoUser) {
 	if e2.Viewer != u.name {
 		t.Errorf("second tab's embed shows %q, want %q", e2.Viewer, u.name)
 	}
+	if id := frameSession(t, s, second); id == firstID || id == frameSession(t, s, first) {
+		t.Error("the second tab's page carries the first tab's session")
+	}
 	if e := readEmbedNow(t, first); !ready(e) {
 		t.Errorf("first tab's embed is %q after the second tab opened, want ready", e.State)
 	}
+
+	minted := mintedSince(start, s.sessions(t))
+	if len(minted) != 3 {
+		t.Errorf("two page loads and a re-mint minted %d sessions, want 3", len(minted))
+	}
 	s.signOut(t, first)
+	mine := sessionIDs(minted)
+	for _, se := range s.sessions(t) {
+		if mine[se.SessionID] && se.State != "revoked" {
+			t.Errorf("after logout a session the pages minted (created %s) is %q, want revoked", se.CreatedAt.Format(time.RFC3339), se.State)
+		}
+	}
+}
+
+// frameSession returns the session id in the src of tab's embed iframe,
+// which must be the platform's URL, as the page's handler or the
+// session endpoint set it.
+func frameSession(t *testing.T, s *stack, tab context.Context) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(tab, stepTimeout)
+	defer cancel()
+	src, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("embed-frame").src`))
+	if err != nil {
+		t.Fatalf("read the iframe src: %v", err)
+	}
+	u, err := url.Parse(src)
+	if err != nil || origin(src) != s.emulator || u.Query().Get("session") == "" {
+		t.Fatalf("the iframe src is not the platform's URL with a session (origin %q)", origin(src))
+	}
+	return u.Query().Get("session")
+}
+
+// kitCalls counts the host page's requests to the kit's endpoints.
+type kitCalls struct {
+	Session int `json:"session"` // POST /embed/session
+	Frame   int `json:"frame"`   // /embed/frame/...
+}
+
+// embedCalls counts, from the host page's resource timing, its requests
+// to the session and frame endpoints so far.
+func embedCalls(t *testing.T, tab context.Context) kitCalls {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(tab, stepTimeout)
+	defer cancel()
+	raw, err := chromedp.Run(ctx, chromedp.Evaluate[string](`JSON.stringify((() => {
+		const paths = performance.getEntriesByType("resource").map((e) => new URL(e.name).pathname);
+		return {
+			session: paths.filter((p) => p === "/embed/session").length,
+			frame: paths.filter((p) => p.startsWith("/embed/frame/")).length,
+		};
+	})())`))
+	if err != nil {
+		t.Fatalf("read the page's resource timing: %v", err)
+	}
+	var c kitCalls
+	if err := json.Unmarshal([]byte(raw), &c); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// countLogged returns how many name events the host page's event log
+// lists.
+func countLogged(t *testing.T, tab context.Context, name string) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(tab, stepTimeout)
+	defer cancel()
+	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](fmt.Sprintf(`document.querySelectorAll('#event-log li[data-event=%q]').length`, name)))
+	if err != nil {
+		t.Fatalf("read the event log: %v", err)
+	}
+	return n
 }
 
 // testLocaleFollowsSettings changes the language in the settings panel:

@@ -200,10 +200,11 @@ func allRows(e embedState, ok func(embedRow) bool) bool {
 
 // testRenewal breaks the embed the way a browser does (the frame reloads
 // its own address, whose single-use id is spent): the embed reports a
-// fatal error, the host script re-mints through the frame endpoint, the
-// page hears session-renewed and the embed is ready again. Then the frame
-// endpoint fails twice and the network drops: renewal waits, retries and
-// recovers, and never reports a sign-out.
+// fatal error, the host script re-mints through the session endpoint
+// (the iframe src is the platform URL the page minted as it rendered),
+// the page hears session-renewed and the embed is ready again. Then the
+// session endpoint fails twice and the network drops: renewal waits,
+// retries and recovers, and never reports a sign-out.
 func testRenewal(t *testing.T, s *stack, u demoUser) {
 	tab, ok := s.openLiveDashboard(t, u)
 	if !ok {
@@ -223,13 +224,13 @@ func testRenewal(t *testing.T, s *stack, u demoUser) {
 	}
 	waitHost(t, tab, "the status line live again", func(h hostState) bool { return h.Embed == "live" })
 
-	// The frame endpoint fails twice (the network, as the browser sees
+	// The session endpoint fails twice (the network, as the browser sees
 	// it), then answers again.
 	ctx, cancel := context.WithCancel(tab)
 	defer cancel()
 	paused := chromedp.Events(ctx, fetch.RequestPaused)
-	if _, err := chromedp.Call(ctx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*/embed/frame/*"}}}); err != nil {
-		t.Fatalf("intercept the frame endpoint: %v", err)
+	if _, err := chromedp.Call(ctx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*/embed/session"}}}); err != nil {
+		t.Fatalf("intercept the session endpoint: %v", err)
 	}
 	var failed atomic.Int32
 	go func() {
@@ -237,7 +238,7 @@ func testRenewal(t *testing.T, s *stack, u demoUser) {
 			if err != nil {
 				return
 			}
-			if ev.Request.Method == http.MethodHead && failed.Add(1) <= 2 {
+			if ev.Request.Method == http.MethodPost && failed.Add(1) <= 2 {
 				_, _ = chromedp.Call(ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonConnectionFailed})
 				continue
 			}
@@ -248,7 +249,7 @@ func testRenewal(t *testing.T, s *stack, u demoUser) {
 	evalHost(t, tab, "ask for a new session", `embedkit.frame(document.getElementById("embed-frame")).reload().catch(() => {})`)
 	names := waitLog(t, tab, "session-renewed", renewed+1)
 	if got := count(names, "renew-failed"); got < 2 {
-		t.Errorf("%d renew-failed events for two failed probes, want 2 or more (log %v)", got, names)
+		t.Errorf("%d renew-failed events for two failed session requests, want 2 or more (log %v)", got, names)
 	}
 	if count(names, "session-ended") != 0 {
 		t.Errorf("network trouble was reported as a sign-out (log %v)", names)

@@ -63,7 +63,10 @@ func waitModule(t *testing.T, tab context.Context, what string, ok func(modulePa
 // package's ES module as it is (no bundler, no served host script), and
 // checks that the frame the server rendered is managed by the module: its
 // state reaches ready on the page and on the iframe, one session is
-// minted for it, the page hears its events, and a refresh answers.
+// minted for it (as the page rendered: the src is the platform's URL),
+// the page hears its events, and a refresh answers. When the frame loads
+// its used-up URL again, the module re-mints it through the session
+// endpoint by its data-embedkit-target.
 func testModulePage(t *testing.T, s *stack, u demoUser) {
 	tab := s.session(t)
 	s.signIn(t, tab, u)
@@ -92,6 +95,24 @@ func testModulePage(t *testing.T, s *stack, u demoUser) {
 	})
 	if n := len(mintedSince(before, s.sessions(t))); n != 1 {
 		t.Errorf("a refresh minted: %d sessions in all, want 1", n)
+	}
+
+	const src = `document.getElementById("module-frame").src`
+	first, err := chromedp.Run(tab, chromedp.Evaluate[string](src))
+	if err != nil || origin(first) != s.emulator {
+		t.Fatalf("the module frame's src is not the platform's URL (origin %q, %v)", origin(first), err)
+	}
+	renewed := countEvents(p.Events, "session-renewed")
+	do(t, tab, "load the module frame's used-up URL again",
+		chromedp.Evaluate[chromedp.Void](`(() => { const f = document.getElementById("module-frame"); f.src = f.src; })()`))
+	waitModule(t, tab, "the module's frame re-minted and ready", func(p modulePage) bool {
+		return countEvents(p.Events, "session-renewed") > renewed && p.State == "ready" && p.FrameState == "ready"
+	})
+	if n := len(mintedSince(before, s.sessions(t))); n != 2 {
+		t.Errorf("re-minting the module frame: %d sessions in all, want 2", n)
+	}
+	if now, err := chromedp.Run(tab, chromedp.Evaluate[string](src)); err != nil || now == first || origin(now) != s.emulator {
+		t.Errorf("the re-minted module frame's src is its old one or not the platform's (origin %q, %v)", origin(now), err)
 	}
 }
 
