@@ -146,14 +146,9 @@ func (a *App) ask(w http.ResponseWriter, r *http.Request) {
 // (ServeError: a signed-out viewer is sent to sign in, anything else goes
 // to kitError, the app's error page) and ok is false.
 //
-// A HEAD of the page mints nothing, as the kit's frame endpoint does not:
-// no body is sent, so no URL is needed, and link checkers cost no
-// session.
+// A HEAD of the page mints nothing (FrameURL returns no URL for it): no
+// body is sent, and link checkers cost no session.
 func (a *App) frameURL(w http.ResponseWriter, r *http.Request, name string) (src string, ok bool) {
-	if r.Method == http.MethodHead {
-		noStore(w)
-		return "", true
-	}
 	t, found := a.kit.Target(name)
 	if !found {
 		err := fmt.Errorf("webapp: no embed target registered as %q: %w", name, middleware.ErrMisconfigured)

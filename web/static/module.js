@@ -2,7 +2,9 @@
 // package's plain ES module (@embedkit/host), imported as it is from the
 // kit's folder (served by the demo at /embed/module/, see
 // hostpage.Modules), with no bundler and no other host script on the
-// page. The iframe is the server's, its src the kit's frame endpoint; the
+// page. The iframe is the server's, its src the platform URL the page's
+// handler minted as it rendered (Kit.FrameURL), with data-embedkit-target
+// so that the module re-mints it through the session endpoint; the
 // settings come from <div id="module-root" data-config="{...}">.
 
 import { configure, frame } from "/embed/module/index.js";
