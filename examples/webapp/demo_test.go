@@ -766,6 +766,12 @@ func TestDemoFlow(t *testing.T) {
 	if !strings.Contains(body, `href="/static/app.css"`) {
 		t.Error("the in-frame outage page has no stylesheet")
 	}
+	// A project page's frame route answers the in-frame page too.
+	resp, body = ana.get(app + "/projects/nordics-rollout/analytics/frame")
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(body, `data-kind="outage"`) ||
+		!strings.Contains(body, `href="/projects/nordics-rollout/analytics/frame"`) || strings.Contains(body, `class="site-header"`) {
+		t.Errorf("project frame route in an outage: %d; body %.600s", resp.StatusCode, body)
+	}
 	f.d.Emulator.ClearFaults()
 
 	// Inside an iframe, a signed-out viewer gets a page that signs in

@@ -230,7 +230,7 @@ func (a *App) kitError(w http.ResponseWriter, r *http.Request) {
 	}
 	e := templates.ErrorFor(kindFor(status))
 	e.Status = status
-	framed := strings.HasPrefix(r.URL.Path, middleware.DefaultFramePrefix)
+	framed := framedRequest(r)
 	// A frame or a page load can be tried again at its own address; a
 	// form post (sign-out) cannot.
 	retryHere := framed || r.Method == http.MethodGet
@@ -262,6 +262,23 @@ func (a *App) kitError(w http.ResponseWriter, r *http.Request) {
 	}
 	v, _ := a.viewer(r)
 	a.errorPage(w, r, v, e)
+}
+
+// framedRequest reports whether r loads an iframe's document: the kit's
+// frame endpoint, a project page's frame route, or, by its fetch
+// metadata, any other address loaded in a frame.
+func framedRequest(r *http.Request) bool {
+	p := r.URL.Path
+	if strings.HasPrefix(p, middleware.DefaultFramePrefix) {
+		return true
+	}
+	if rest, ok := strings.CutPrefix(p, "/projects/"); ok {
+		if id, _, _ := strings.Cut(rest, "/"); p == projectFramePath(id) {
+			return true
+		}
+	}
+	d := r.Header.Get("Sec-Fetch-Dest")
+	return d == "iframe" || d == "frame"
 }
 
 // authError renders a failed sign-in with the app's error page.
