@@ -82,8 +82,8 @@ func Example() {
 }
 
 // exampleKit is the Kit of Example, for the examples below.
-func exampleKit(platformURL string, client *embedkit.Client) *middleware.Kit {
-	kit, err := middleware.New(middleware.Config{
+func exampleKit(platformURL string, client *embedkit.Client, options ...func(*middleware.Config)) *middleware.Kit {
+	cfg := middleware.Config{
 		Platform:    client,
 		Identity:    hostSession,
 		Store:       memstore.New(),
@@ -91,7 +91,11 @@ func exampleKit(platformURL string, client *embedkit.Client) *middleware.Kit {
 		PlatformURL: platformURL,
 		Targets:     map[string]middleware.Target{"sales": {Kind: middleware.KindDashboard, PublicID: "sales-overview"}},
 		Locales:     middleware.LocaleOptions{Supported: []string{"en-US", "de-DE"}},
-	})
+	}
+	for _, o := range options {
+		o(&cfg)
+	}
+	kit, err := middleware.New(cfg)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -137,18 +141,9 @@ func ExampleKit_FrameURL() {
 func ExampleKit_ServeError() {
 	platformURL, client, stop := startPlatform()
 	defer stop()
-	kit, err := middleware.New(middleware.Config{
-		Platform:    client,
-		Identity:    hostSession,
-		Store:       memstore.New(),
-		Policy:      middleware.Policy{DeploymentID: 1},
-		PlatformURL: platformURL,
-		Targets:     map[string]middleware.Target{"sales": {Kind: middleware.KindDashboard, PublicID: "sales-overview"}},
-		Paths:       middleware.PathOptions{Login: "/login"},
+	kit := exampleKit(platformURL, client, func(c *middleware.Config) {
+		c.Paths.Login = "/login" // where a signed-out viewer is sent
 	})
-	if err != nil {
-		log.Fatal(err)
-	}
 	sales, _ := kit.Target("sales")
 	report := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		src, err := kit.FrameURL(w, r, sales)
