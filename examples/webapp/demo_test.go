@@ -456,8 +456,9 @@ func (f *flow) withoutFrameSrc(page string) string {
 
 // framePageSrc matches the iframe of an embed page (the dashboard,
 // workspace and chat pages' #embed-frame, the module page's
-// #module-frame) and its src.
-var framePageSrc = regexp.MustCompile(`<iframe\s[^>]*?\bid="(?:embed|module)-frame"[^>]*?\ssrc="([^"]*)"`)
+// #module-frame) and its src (the module page's in data-module-src, which
+// its module sets as the src once it listens).
+var framePageSrc = regexp.MustCompile(`<iframe\s[^>]*?\bid="(?:embed|module)-frame"[^>]*?\s(?:data-module-)?src="([^"]*)"`)
 
 // framePage loads an embed page whose handler mints as it renders
 // (FrameURL), checks that it answers 200 with Cache-Control no-store, and

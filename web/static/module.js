@@ -2,10 +2,11 @@
 // package's plain ES module (@embedkit/host), imported as it is from the
 // kit's folder (served by the demo at /embed/module/, see
 // hostpage.Modules), with no bundler and no other host script on the
-// page. The iframe is the server's, its src the platform URL the page's
-// handler minted as it rendered (Kit.FrameURL), with data-embedkit-target
-// so that the module re-mints it through the session endpoint; the
-// settings come from <div id="module-root" data-config="{...}">.
+// page. The iframe is the server's; its src, the platform URL the page's
+// handler minted as it rendered (Kit.FrameURL), comes in data-module-src
+// and is set below, once the module listens. data-embedkit-target lets
+// the module re-mint it through the session endpoint; the settings come
+// from <div id="module-root" data-config="{...}">.
 
 import { configure, frame } from "/embed/module/index.js";
 
@@ -16,6 +17,11 @@ const config = JSON.parse(root.dataset.config);
 configure(config.settings);
 
 const sales = frame("#module-frame");
+// Only now that the module listens does the frame load: the platform sends
+// ready once, at mount, and on a fast connection a frame whose src was in
+// the HTML can mount before this module graph has arrived.
+const el = document.getElementById("module-frame");
+el.src = el.dataset.moduleSrc;
 const state = document.getElementById("module-state");
 const log = document.getElementById("module-events");
 const timeFormat = new Intl.DateTimeFormat(document.documentElement.lang || undefined, { timeStyle: "medium" });

@@ -708,7 +708,8 @@ func TestModulePage(t *testing.T) {
 			v := ModuleView{Title: "Module", FrameSrc: src, Target: tt.target, FrameTitle: "Revenue", Config: `{"settings":{}}`, ScriptURL: "/static/module.js"}
 			doc := parse(t, render(t, ModulePage(signedIn(), v)))
 			f := mustID(t, doc, "module-frame")
-			if f.Data != "iframe" || attr(f, "src") != src || !hasAttr(f, "data-embedkit") || attr(f, "title") != "Revenue" || attr(f, "referrerpolicy") != "no-referrer" {
+			// The src waits in data-module-src until the module listens.
+			if f.Data != "iframe" || hasAttr(f, "src") || attr(f, "data-module-src") != src || !hasAttr(f, "data-embedkit") || attr(f, "title") != "Revenue" || attr(f, "referrerpolicy") != "no-referrer" {
 				t.Errorf("iframe = %v", f.Attr)
 			}
 			if got := hasAttr(f, "data-embedkit-target"); got != (tt.target != "") || attr(f, "data-embedkit-target") != tt.target {
