@@ -59,6 +59,16 @@ func (d *run) skipPageChecks(why string) {
 	d.skip("frame-ancestors", "", why)
 }
 
+// hostPageFailed reports the host-page check as failed with c's detail
+// and fix, and the checks that need the page (its headers' and the
+// origin's) as skipped for why.
+func (d *run) hostPageFailed(c Check, why string) {
+	c.ID, c.Status = "host-page", Failed
+	d.add(c)
+	d.skipPageChecks(why)
+	d.skip("host-origin", "", why)
+}
+
 // embedsRE finds what marks a page that embeds: an <embedkit-frame>, or an
 // <iframe> tag with data-embedkit or a src attribute (its value is checked
 // against the frame endpoint).
@@ -95,21 +105,16 @@ func embeds(body []byte, origin, framePrefix string) bool {
 func (d *run) checkHost(ctx context.Context) {
 	page, err := url.Parse(d.cfg.HostURL)
 	if err != nil || (page.Scheme != "http" && page.Scheme != "https") || page.Host == "" {
-		d.add(Check{ID: "host-page", Status: Failed, Detail: fmt.Sprintf("host URL %s is not an absolute http or https URL", redactURL(d.cfg.HostURL)),
-			Fix: "give the address of a page of the app that embeds, as a browser would open it"})
-		why := "no valid host page to load (see host-page)"
-		d.skipPageChecks(why)
-		d.skip("host-origin", "", why)
+		d.hostPageFailed(Check{Detail: fmt.Sprintf("host URL %s is not an absolute http or https URL", redactURL(d.cfg.HostURL)),
+			Fix: "give the address of a page of the app that embeds, as a browser would open it"},
+			"no valid host page to load (see host-page)")
 		return
 	}
 	origin := originOf(page)
 	client := d.hostClient(origin)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, page.String(), nil)
 	if err != nil {
-		d.add(Check{ID: "host-page", Status: Failed, Detail: err.Error()})
-		why := "the host page could not be requested (see host-page)"
-		d.skipPageChecks(why)
-		d.skip("host-origin", "", why)
+		d.hostPageFailed(Check{Detail: err.Error()}, "the host page could not be requested (see host-page)")
 		return
 	}
 	for k, vs := range d.cfg.HostHeader {
@@ -123,11 +128,9 @@ func (d *run) checkHost(ctx context.Context) {
 	req.Header.Set("Sec-Fetch-Dest", "document")
 	resp, err := client.Do(req)
 	if err != nil {
-		d.add(Check{ID: "host-page", Status: Failed, Detail: "loading the host page failed: " + err.Error(),
-			Fix: "start the app, and give the URL browsers use"})
-		why := "the host page could not be loaded (see host-page)"
-		d.skipPageChecks(why)
-		d.skip("host-origin", "", why)
+		d.hostPageFailed(Check{Detail: "loading the host page failed: " + err.Error(),
+			Fix: "start the app, and give the URL browsers use"},
+			"the host page could not be loaded (see host-page)")
 		return
 	}
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
