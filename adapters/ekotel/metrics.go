@@ -46,8 +46,7 @@ const StepKey = attribute.Key("embedkit.logout.step")
 
 // OutcomeKey is the attribute that carries a middleware.Outcome ("ok",
 // "denied", "invalid", "unavailable", "error", "queued", "expired",
-// "limited") on the
-// counters, the histograms and the spans.
+// "limited") on the counters, the histograms and the spans.
 const OutcomeKey = attribute.Key("embedkit.outcome")
 
 // Metrics is a middleware.Metrics on the OpenTelemetry metrics API. Create
@@ -60,12 +59,25 @@ const OutcomeKey = attribute.Key("embedkit.outcome")
 // the measurements carry no exemplar linking them to a trace; the spans
 // of Tracer carry the same outcome attribute instead.
 type Metrics struct {
-	mints, revokes metric.Int64Counter
-	mintDuration   metric.Float64Histogram
-	revokeDuration metric.Float64Histogram
-	revokeQueue    metric.Int64Gauge
-	logouts        metric.Int64Counter
-	byOutcome      map[middleware.Outcome]measurement // read-only after NewMetrics
+	mint, revoke operation
+	revokeQueue  metric.Int64Gauge
+	logouts      metric.Int64Counter
+	byOutcome    map[middleware.Outcome]measurement // read-only after NewMetrics
+}
+
+// operation is the counter and the histogram of one kind of attempt.
+type operation struct {
+	count    metric.Int64Counter
+	duration metric.Float64Histogram
+}
+
+// report counts one attempt with ms's attributes and, when the platform
+// was called (latency > 0), records its latency.
+func (op operation) report(ms measurement, latency time.Duration) {
+	op.count.Add(context.Background(), 1, ms.add...)
+	if latency > 0 {
+		op.duration.Record(context.Background(), latency.Seconds(), ms.record...)
+	}
 }
 
 var (
@@ -99,20 +111,20 @@ func NewMetrics(opts ...Option) (*Metrics, error) {
 		}
 	}
 	var err error
-	m.mints, err = meter.Int64Counter(MetricMints,
+	m.mint.count, err = meter.Int64Counter(MetricMints,
 		metric.WithUnit("{mint}"),
 		metric.WithDescription("Generate-session attempts after the policy accepted the viewer, by outcome."))
 	check(MetricMints, err)
-	m.mintDuration, err = meter.Float64Histogram(MetricMintDuration,
+	m.mint.duration, err = meter.Float64Histogram(MetricMintDuration,
 		metric.WithUnit("s"),
 		metric.WithDescription("Duration of the platform's generate-session call, retries included; recorded only when the call was made."),
 		metric.WithExplicitBucketBoundaries(middleware.DurationBuckets()...))
 	check(MetricMintDuration, err)
-	m.revokes, err = meter.Int64Counter(MetricRevokes,
+	m.revoke.count, err = meter.Int64Counter(MetricRevokes,
 		metric.WithUnit("{revoke}"),
 		metric.WithDescription("Revoke attempts of single session ids, by outcome."))
 	check(MetricRevokes, err)
-	m.revokeDuration, err = meter.Float64Histogram(MetricRevokeDuration,
+	m.revoke.duration, err = meter.Float64Histogram(MetricRevokeDuration,
 		metric.WithUnit("s"),
 		metric.WithDescription("Duration of the platform's revoke call, retries included; recorded only when the call was made."),
 		metric.WithExplicitBucketBoundaries(middleware.DurationBuckets()...))
@@ -160,11 +172,7 @@ func (m *Metrics) of(o middleware.Outcome) measurement {
 // stopped before anything was sent; those have no duration to record and
 // would only pile up in the lowest bucket.
 func (m *Metrics) Mint(outcome middleware.Outcome, latency time.Duration) {
-	ms := m.of(outcome)
-	m.mints.Add(context.Background(), 1, ms.add...)
-	if latency > 0 {
-		m.mintDuration.Record(context.Background(), latency.Seconds(), ms.record...)
-	}
+	m.mint.report(m.of(outcome), latency)
 }
 
 // Revoke counts one revoke attempt under MetricRevokes and, when the
@@ -172,11 +180,7 @@ func (m *Metrics) Mint(outcome middleware.Outcome, latency time.Duration) {
 // MetricRevokeDuration. Expired ids are counted without a duration: no
 // call was made.
 func (m *Metrics) Revoke(outcome middleware.Outcome, latency time.Duration) {
-	ms := m.of(outcome)
-	m.revokes.Add(context.Background(), 1, ms.add...)
-	if latency > 0 {
-		m.revokeDuration.Record(context.Background(), latency.Seconds(), ms.record...)
-	}
+	m.revoke.report(m.of(outcome), latency)
 }
 
 // RevokeQueueDepth records n under MetricRevokeQueueLength. Instances
