@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/embedkit/embedkit/adapters/storetest"
+	"github.com/embedkit/embedkit/internal/testredis"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -40,7 +41,7 @@ func usedMemory(b *testing.B, c redis.UniversalClient) int64 {
 // one logout, over loopback. redis-bytes/id is the growth of Redis's
 // used_memory per stored id, index included.
 func BenchmarkStore(b *testing.B) {
-	c := redis.NewClient(&redis.Options{Addr: redisAddr(b), PoolSize: 64})
+	c := redis.NewClient(&redis.Options{Addr: testredis.Addr(b), PoolSize: 64})
 	b.Cleanup(func() { _ = c.Close() })
 	s := New(c, WithPrefix(newPrefix(b, c)))
 
@@ -63,7 +64,7 @@ func BenchmarkStore(b *testing.B) {
 // session with one id.
 func BenchmarkAddToFullKey(b *testing.B) {
 	b.Run("redis", func(b *testing.B) {
-		c := redis.NewClient(&redis.Options{Addr: redisAddr(b)})
+		c := redis.NewClient(&redis.Options{Addr: testredis.Addr(b)})
 		b.Cleanup(func() { _ = c.Close() })
 		storetest.BenchAddToFullKey(b, New(c, WithPrefix(newPrefix(b, c))), DefaultMaxPerKey)
 	})

@@ -86,9 +86,10 @@ func (r *EndedLogins) EndLoginsOf(ctx context.Context, subject string) error {
 }
 
 // LoginEnded reports whether the login session of subject with key, saved
-// at issued, ended: by its key, or by an EndLoginsOf at or after issued. An error (Redis unreachable) is returned as such: the caller
-// decides; gorillasession.Identity fails the request rather than let a
-// possibly ended session in.
+// at issued, ended: by its key, or by an EndLoginsOf at or after issued.
+// An error (Redis unreachable) is returned as such: the caller decides;
+// gorillasession.Identity fails the request rather than let a possibly
+// ended session in.
 func (r *EndedLogins) LoginEnded(ctx context.Context, subject, key string, issued time.Time) (bool, error) {
 	// Two GETs in one pipeline, not one MGET: the two records lie in
 	// different Redis Cluster hash slots, where an MGET of both fails with

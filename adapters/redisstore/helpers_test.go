@@ -61,14 +61,6 @@ func (srv server) client(tb testing.TB) redis.UniversalClient {
 	return c
 }
 
-// redisAddr returns the address of the single test redis-server: the one
-// the test command started, or a private one (see internal/testredis).
-// Without either the test fails; it never skips.
-func redisAddr(tb testing.TB) string {
-	tb.Helper()
-	return testredis.Addr(tb)
-}
-
 func TestMain(m *testing.M) {
 	code := m.Run()
 	testredis.Stop()
