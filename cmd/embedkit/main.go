@@ -112,7 +112,7 @@ func runDoctor(ctx context.Context, args []string, getenv func(string) string, s
 	fs.StringVar(&f.name, "name", "", "the name of the set-up in the report (default: \"the set-up on the command line\")")
 	fs.StringVar(&f.probe, "probe-user", doctor.DefaultProbeExternalID, "the external user the probe sessions are minted for")
 	fs.BoolVar(&f.asJSON, "json", false, "write the report as JSON")
-	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "how long the whole check may take")
+	fs.DurationVar(&f.timeout, "timeout", doctor.DefaultTimeout, "how long the whole check may take")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: embedkit doctor -app URL [-json]\n       embedkit doctor [set-up flags]\n\n"+
 			"Checks an app's embedkit set-up against the platform and, with -host-url, the host app.\n"+
