@@ -59,7 +59,7 @@ func TestMemoryEndedLogins(t *testing.T) {
 			tt.setup(t, m, &now)
 			got, err := m.LoginEnded(t.Context(), tt.subject, tt.key, tt.issued)
 			if err != nil || got != tt.want {
-				t.Errorf("Revoked = %v, %v; want %v", got, err, tt.want)
+				t.Errorf("LoginEnded = %v, %v; want %v", got, err, tt.want)
 			}
 		})
 	}

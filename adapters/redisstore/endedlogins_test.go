@@ -80,8 +80,8 @@ func TestEndedLoginsKeepsNoClearText(t *testing.T) {
 }
 
 // TestEndedLoginsErrors: bad arguments name the rule; an unreachable
-// Redis or an unreadable record is an error from Revoked, never "not
-// revoked".
+// Redis or an unreadable record is an error from LoginEnded, never "not
+// ended".
 func TestEndedLoginsErrors(t *testing.T) {
 	eachServer(t, func(t *testing.T, srv server) {
 		if _, err := NewEndedLogins(nil, time.Hour); err == nil || !strings.Contains(err.Error(), "client") {
@@ -106,19 +106,19 @@ func TestEndedLoginsErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 		if ok, err := r.LoginEnded(ctx, "nobody", "k-bad", time.Now()); err == nil || ok {
-			t.Errorf("Revoked of an unreadable record = %v, %v; want an error", ok, err)
+			t.Errorf("LoginEnded of an unreadable record = %v, %v; want an error", ok, err)
 		}
 		if err := c.HSet(ctx, r.subjectKey("s-bad"), "f", "v").Err(); err != nil {
 			t.Fatal(err)
 		}
 		if ok, err := r.LoginEnded(ctx, "s-bad", "k-none", time.Now()); err == nil || ok {
-			t.Errorf("Revoked of an unreadable subject record = %v, %v; want an error", ok, err)
+			t.Errorf("LoginEnded of an unreadable subject record = %v, %v; want an error", ok, err)
 		}
 		down := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
 		t.Cleanup(func() { _ = down.Close() })
 		dr, _ := NewEndedLogins(down, time.Hour)
 		if ok, err := dr.LoginEnded(ctx, "alice", "k1", time.Now()); err == nil || ok {
-			t.Errorf("Revoked with Redis down = %v, %v; want an error", ok, err)
+			t.Errorf("LoginEnded with Redis down = %v, %v; want an error", ok, err)
 		}
 	})
 }
