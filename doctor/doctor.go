@@ -241,15 +241,14 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	switch {
 	case cfg.HostURL == "":
 		why := "no host page given (Config.HostURL)"
-		for _, id := range []string{"host-page", "frame-src", "frame-ancestors"} {
-			d.skip(id, "", why)
-		}
+		d.skip("host-page", "", why)
+		d.skipPageChecks(why)
 		d.checkConfiguredOrigin()
 	case !kitOK:
 		why := "the kit's Config is not valid (see config)"
-		for _, id := range []string{"host-page", "frame-src", "frame-ancestors", "host-origin"} {
-			d.skip(id, "", why)
-		}
+		d.skip("host-page", "", why)
+		d.skipPageChecks(why)
+		d.skip("host-origin", "", why)
 	default:
 		d.checkHost(ctx)
 	}
