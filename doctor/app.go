@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/embedkit/embedkit/internal/loopbackhost"
 )
 
 // The doctor reaches the app it is for in two ways, neither needing glue:
@@ -100,7 +102,9 @@ func writeJSON(w io.Writer, rep *Report) error {
 //
 // and read it with "embedkit doctor -app http://127.0.0.1:6060/debug/embedkit/doctor"
 // or curl. A run mints and revokes probe sessions on the platform, so the
-// handler answers loopback clients only (403 otherwise) and one run at a
+// handler answers loopback clients only, and only to a Host that names
+// this machine or the address it was reached on, as a defence against DNS
+// rebinding (403 otherwise), and one run at a
 // time (503 with Retry-After while one is under way). The status is 200
 // whatever the checks found; the report says which failed. The request
 // neither chooses what is checked nor where the doctor connects: that is
@@ -117,6 +121,13 @@ func Handler(cfg Config) http.Handler {
 		}
 		if !fromLoopback(r) {
 			http.Error(w, "doctor: the doctor answers loopback clients only", http.StatusForbidden)
+			return
+		}
+		if !loopbackhost.Allowed(r, nil) {
+			// A web page that rebinds its own name to 127.0.0.1 reaches
+			// this listener from the viewer's browser, but sends its own
+			// name in Host.
+			http.Error(w, "doctor: Host refused: the doctor answers only to a loopback address, localhost or the address it was reached on (a defence against DNS rebinding)", http.StatusForbidden)
 			return
 		}
 		if !running.TryLock() {

@@ -164,18 +164,20 @@ func TestHandler(t *testing.T) {
 	checkUserAppReport(t, &rep)
 
 	tests := []struct {
-		name, method, remote, accept string
-		status                       int
-		body                         string
+		name, method, host, remote, accept string
+		status                             int
+		body                               string
 	}{
-		{"text", http.MethodGet, "127.0.0.1:50000", "", http.StatusOK, "configuration checked: ledger"},
-		{"JSON by Accept", http.MethodGet, "[::1]:50000", "application/json", http.StatusOK, `"name": "ledger"`},
-		{"remote client", http.MethodGet, "203.0.113.7:50000", "", http.StatusForbidden, "loopback clients only"},
-		{"POST", http.MethodPost, "127.0.0.1:50000", "", http.StatusMethodNotAllowed, "use GET"},
+		{"text", http.MethodGet, "127.0.0.1:6060", "127.0.0.1:50000", "", http.StatusOK, "configuration checked: ledger"},
+		{"JSON by Accept", http.MethodGet, "localhost:6060", "[::1]:50000", "application/json", http.StatusOK, `"name": "ledger"`},
+		{"remote client", http.MethodGet, "127.0.0.1:6060", "203.0.113.7:50000", "", http.StatusForbidden, "loopback clients only"},
+		{"a rebound name: loopback peer, another site's Host", http.MethodGet, "attacker.example:6060", "127.0.0.1:50000", "", http.StatusForbidden, "DNS rebinding"},
+		{"POST", http.MethodPost, "127.0.0.1:6060", "127.0.0.1:50000", "", http.StatusMethodNotAllowed, "use GET"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := httptest.NewRequest(tt.method, "/debug/embedkit/doctor", nil)
+			r.Host = tt.host
 			r.RemoteAddr = tt.remote
 			if tt.accept != "" {
 				r.Header.Set("Accept", tt.accept)
@@ -216,14 +218,14 @@ func TestHandlerOneRunAtATime(t *testing.T) {
 	}})
 	first := make(chan int)
 	go func() {
-		r := httptest.NewRequest(http.MethodGet, "/", nil)
+		r := httptest.NewRequest(http.MethodGet, "http://127.0.0.1:6060/", nil)
 		r.RemoteAddr = "127.0.0.1:1"
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, r)
 		first <- w.Code
 	}()
 	<-arrived
-	r := httptest.NewRequest(http.MethodGet, "/", nil)
+	r := httptest.NewRequest(http.MethodGet, "http://127.0.0.1:6060/", nil)
 	r.RemoteAddr = "127.0.0.1:2"
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, r)
