@@ -122,7 +122,7 @@ func newStack(t *testing.T) *stack {
 		}
 	}
 
-	opts := testbrowser.Options(t,
+	s.browser = testbrowser.Start(t, stepTimeout, viewport(),
 		chromedp.Flag("disable-quic", true),
 		// Tabs in the background keep their timers and rendering, so an
 		// embed left open in another tab polls on time.
@@ -131,36 +131,20 @@ func newStack(t *testing.T) *stack {
 		chromedp.Flag("disable-renderer-backgrounding", true),
 		chromedp.WindowSize(viewportWidth, viewportHeight),
 	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	bctx, cancelBrowser := chromedp.NewContext(actx)
-	t.Cleanup(func() {
-		cancelBrowser()
-		cancelAlloc()
-	})
-	start(t, bctx, cancelBrowser, "start chromium")
-	s.browser = bctx
 	return s
 }
 
-// start runs the first action of a chromedp context, which starts the
-// browser or opens the tab, and sets the tab's viewport. chromedp ties the tab's life to the context
-// of that first run, so it runs on ctx itself, not on a child with a
-// deadline; the step deadline is kept by cancelling ctx instead.
+// start runs the first action of a chromedp context, which opens the tab,
+// and sets the tab's viewport, within one step deadline
+// (testbrowser.First).
 func start(t *testing.T, ctx context.Context, cancel context.CancelFunc, what string) {
 	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- chromedp.Do(ctx, chromedp.EmulateViewport(viewportWidth, viewportHeight)) }()
-	timer := time.NewTimer(stepTimeout)
-	defer timer.Stop()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	case <-timer.C:
-		cancel()
-		t.Fatalf("%s: not within %s", what, stepTimeout)
-	}
+	testbrowser.First(t, ctx, cancel, stepTimeout, what, viewport())
+}
+
+// viewport sets a tab's viewport to the screenshots' size.
+func viewport() chromedp.Action[chromedp.Void] {
+	return chromedp.EmulateViewport(viewportWidth, viewportHeight)
 }
 
 var shotsOnce sync.Once
