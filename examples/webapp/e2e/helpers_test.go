@@ -299,14 +299,40 @@ const hostJS = `(() => {
 	});
 })()`
 
+// readPage evaluates js, an expression that yields JSON, in the page of
+// tab once and decodes what it yields.
+func readPage[T any](ctx context.Context, js string) (T, error) {
+	var v T
+	raw, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
+	if err != nil {
+		return v, err
+	}
+	return v, json.Unmarshal([]byte(raw), &v)
+}
+
+// waitPage polls js (readPage) in the page of tab until ok holds, within
+// one step. A read that fails is tried again: a navigation may have
+// raced it.
+func waitPage[T any](t *testing.T, tab context.Context, what, js string, ok func(T) bool) T {
+	t.Helper()
+	var last T
+	err := pollUntil(tab, func(ctx context.Context) (bool, error) {
+		v, err := readPage[T](ctx, js)
+		if err != nil {
+			return false, nil
+		}
+		last = v
+		return ok(v), nil
+	})
+	if err != nil {
+		t.Fatalf("waiting for %s: %v (last seen %+v)", what, err, last)
+	}
+	return last
+}
+
 // readHost reads the host page of tab once.
 func readHost(ctx context.Context) (hostState, error) {
-	var h hostState
-	raw, err := chromedp.Run(ctx, chromedp.Evaluate[string](hostJS))
-	if err != nil {
-		return h, err
-	}
-	return h, json.Unmarshal([]byte(raw), &h)
+	return readPage[hostState](ctx, hostJS)
 }
 
 // waitHost polls the host page of tab until ok holds, within one step.
