@@ -55,7 +55,7 @@ func (a *App) reactPage(w http.ResponseWriter, r *http.Request) {
 	}
 	cfg := reactConfig{Settings: a.kit.HostSettings(), Dashboards: []reactDashboard{}, Filters: []reactFilter{}}
 	for _, d := range a.dashboards {
-		cfg.Dashboards = append(cfg.Dashboards, reactDashboard{Target: "dashboard/" + d.PublicID, Title: d.Title})
+		cfg.Dashboards = append(cfg.Dashboards, reactDashboard{Target: dashboardRef(d.PublicID), Title: d.Title})
 	}
 	// The page's filter bar offers the first dashboard's filters; the
 	// demo's dashboards share them.
