@@ -75,6 +75,14 @@ func readChrome(surface string, q url.Values, downloadsRestricted bool) pageChro
 	return c
 }
 
+// downloadsRestricted reports the account's data download restriction
+// (Fixture.DataDownloadsRestricted).
+func (s *Server) downloadsRestricted() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st.fx.DataDownloadsRestricted
+}
+
 // handleEmbedExport answers GET /embed/api/export?publicId=...&format=png|pdf,
 // the download behind an embedded dashboard's export menu. It takes the
 // embed token as its Bearer credential, like /embed/api/context, and
@@ -98,10 +106,7 @@ func (s *Server) handleEmbedExport(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	s.mu.Lock()
-	restricted := s.st.fx.DataDownloadsRestricted
-	s.mu.Unlock()
-	if restricted {
+	if s.downloadsRestricted() {
 		s.writeError(w, http.StatusForbidden, "data downloads are restricted on this account")
 		return
 	}

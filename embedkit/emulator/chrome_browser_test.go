@@ -21,29 +21,7 @@ const browserStep = 20 * time.Second
 // ends.
 func newBrowserTab(t *testing.T) context.Context {
 	t.Helper()
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), testbrowser.Options(t)...)
-	tab, cancelTab := chromedp.NewContext(actx)
-	t.Cleanup(func() {
-		cancelTab()
-		cancelAlloc()
-	})
-	// The first action starts the browser; chromedp ties the browser's
-	// life to the context of that run, so it runs on tab itself and the
-	// step deadline is kept by cancelling it.
-	done := make(chan error, 1)
-	go func() { done <- chromedp.Do(tab, chromedp.Navigate("about:blank")) }()
-	timer := time.NewTimer(browserStep)
-	defer timer.Stop()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("start chromium: %v", err)
-		}
-	case <-timer.C:
-		cancelTab()
-		t.Fatalf("start chromium: not within %s", browserStep)
-	}
-	return tab
+	return testbrowser.Start(t, browserStep, chromedp.Navigate("about:blank"))
 }
 
 // visibleJS reports, for every id of the chrome elements, whether the

@@ -80,10 +80,6 @@ func (s *Server) controlHostAllowed(r *http.Request) bool {
 	return loopbackhost.Allowed(r, s.controlHosts.has)
 }
 
-// hostName is the host of a Host header or a configured host, without
-// port or brackets, lower-cased; an IP address in its canonical form.
-func hostName(hostport string) string { return loopbackhost.Name(hostport) }
-
 // quote quotes s for an error message, bounded to 200 bytes.
 func quote(s string) string {
 	if len(s) > 200 {
@@ -102,7 +98,7 @@ func (h *hostSet) add(hosts ...string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, host := range hosts {
-		name := hostName(host)
+		name := loopbackhost.Name(host)
 		if name == "" {
 			continue
 		}

@@ -99,10 +99,7 @@ func (s *Server) handleEmbedPage(w http.ResponseWriter, r *http.Request) {
 		writeErrorPage(w, http.StatusNotFound, "Dashboard not found", "This dashboard does not exist or is not published for embedding.")
 		return
 	}
-	s.mu.Lock()
-	restricted := s.st.fx.DataDownloadsRestricted
-	s.mu.Unlock()
-	page.Chrome = readChrome(page.Surface, r.URL.Query(), restricted)
+	page.Chrome = readChrome(page.Surface, r.URL.Query(), s.downloadsRestricted())
 	var buf bytes.Buffer
 	if err := pageTemplates.ExecuteTemplate(&buf, "page.html", page); err != nil {
 		s.writeError(w, http.StatusInternalServerError, "render embedded page")

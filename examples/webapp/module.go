@@ -51,10 +51,8 @@ func (a *App) modulePage(w http.ResponseWriter, r *http.Request) {
 	if !a.haveDashboards(w, r, v) {
 		return
 	}
-	b, err := json.Marshal(moduleConfig{Settings: a.kit.HostSettings()})
-	if err != nil {
-		a.log.Error("webapp: encoding the module page's settings", "err", err)
-		http.Error(w, "The page could not be shown.", http.StatusInternalServerError)
+	cfg, ok := a.pageConfig(w, r, moduleConfig{Settings: a.kit.HostSettings()})
+	if !ok {
 		return
 	}
 	d := a.dashboards[0]
@@ -68,9 +66,22 @@ func (a *App) modulePage(w http.ResponseWriter, r *http.Request) {
 		FrameSrc:   src,
 		Target:     dashboardRef(d.PublicID),
 		FrameTitle: d.Title,
-		Config:     string(b),
+		Config:     cfg,
 		ScriptURL:  ModuleScriptPath,
 	}))
+}
+
+// pageConfig encodes cfg, the settings a page's script reads from its
+// root's data-config attribute (JSON). When it cannot, it answers as
+// render does and ok is false.
+func (a *App) pageConfig(w http.ResponseWriter, r *http.Request, cfg any) (string, bool) {
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		a.log.Error("webapp: encoding a page's settings", "path", r.URL.Path, "err", err)
+		http.Error(w, "The page could not be shown.", http.StatusInternalServerError)
+		return "", false
+	}
+	return string(b), true
 }
 
 // haveDashboards reports whether the demo has dashboards to show on a page

@@ -1,7 +1,6 @@
 package webapp
 
 import (
-	"encoding/json"
 	"net/http"
 
 	"github.com/embedkit/embedkit/middleware"
@@ -55,23 +54,21 @@ func (a *App) reactPage(w http.ResponseWriter, r *http.Request) {
 	}
 	cfg := reactConfig{Settings: a.kit.HostSettings(), Dashboards: []reactDashboard{}, Filters: []reactFilter{}}
 	for _, d := range a.dashboards {
-		cfg.Dashboards = append(cfg.Dashboards, reactDashboard{Target: "dashboard/" + d.PublicID, Title: d.Title})
+		cfg.Dashboards = append(cfg.Dashboards, reactDashboard{Target: dashboardRef(d.PublicID), Title: d.Title})
 	}
 	// The page's filter bar offers the first dashboard's filters; the
 	// demo's dashboards share them.
 	for _, f := range a.dashboards[0].Filters {
 		cfg.Filters = append(cfg.Filters, reactFilter(f))
 	}
-	b, err := json.Marshal(cfg)
-	if err != nil {
-		a.log.Error("webapp: encoding the React page's settings", "err", err)
-		http.Error(w, "The page could not be shown.", http.StatusInternalServerError)
+	config, ok := a.pageConfig(w, r, cfg)
+	if !ok {
 		return
 	}
 	a.render(w, r, http.StatusOK, templates.ReactPage(a.page(r, v, "React", "react"), templates.ReactView{
 		Title:     "Dashboards in React",
 		Lead:      "The same dashboards, embedded by the npm package's React component in StrictMode: one frame, one session per mount.",
-		Config:    string(b),
+		Config:    config,
 		ScriptURL: ReactScriptPath,
 	}))
 }

@@ -1,12 +1,15 @@
 // Package testbrowser holds what the kit's browser tests share to start
-// headless Chromium through chromedp: which browser, and the options every
-// one of them runs it with. It is for tests only.
+// headless Chromium through chromedp: which browser, the options every
+// one of them runs it with, and the bounded first action that starts it.
+// It is for tests only.
 package testbrowser
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -50,4 +53,43 @@ func Options(tb testing.TB, extra ...chromedp.ExecAllocatorOption) []chromedp.Ex
 		chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.UserDataDir(tb.TempDir()),
 	}, extra...)
+}
+
+// Start starts a headless Chromium with Options(tb, extra...) and runs
+// first on it (see First) within timeout. It returns the browser's
+// context, which holds its first tab; the browser is stopped when tb
+// ends.
+func Start(tb testing.TB, timeout time.Duration, first chromedp.Action[chromedp.Void], extra ...chromedp.ExecAllocatorOption) context.Context {
+	tb.Helper()
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), Options(tb, extra...)...)
+	bctx, cancelBrowser := chromedp.NewContext(actx)
+	tb.Cleanup(func() {
+		cancelBrowser()
+		cancelAlloc()
+	})
+	First(tb, bctx, cancelBrowser, timeout, "start chromium", first)
+	return bctx
+}
+
+// First runs first, the first action of a chromedp context, which starts
+// the browser or opens the tab. chromedp ties the browser's or the tab's
+// life to the context of that first run, so it runs on ctx itself, not on
+// a child with a deadline; timeout is kept by cancelling ctx instead (with
+// cancel, ctx's own). It fails tb, naming what, on an error or when
+// timeout passes.
+func First(tb testing.TB, ctx context.Context, cancel context.CancelFunc, timeout time.Duration, what string, first chromedp.Action[chromedp.Void]) {
+	tb.Helper()
+	done := make(chan error, 1)
+	go func() { done <- chromedp.Do(ctx, first) }()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		if err != nil {
+			tb.Fatalf("%s: %v", what, err)
+		}
+	case <-timer.C:
+		cancel()
+		tb.Fatalf("%s: not within %s", what, timeout)
+	}
 }

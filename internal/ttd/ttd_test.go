@@ -396,38 +396,18 @@ func reactBundle(b *testing.B) (string, func(*http.Request) []byte) {
 // --ignore-certificate-errors).
 func (be *bench) browser(b *testing.B) context.Context {
 	rules := fmt.Sprintf("MAP host.test %s,MAP platform.test %s", be.host.Addr(), be.platform.Addr())
-	opts := testbrowser.Options(b,
+	return testbrowser.Start(b, stepTimeout, firstAction,
 		chromedp.Flag("host-resolver-rules", rules),
 		chromedp.Flag("ignore-certificate-errors-spki-list", be.spki),
 		chromedp.Flag("disable-quic", true),
 		chromedp.Flag("disable-background-timer-throttling", true),
 		chromedp.Flag("disable-renderer-backgrounding", true),
 	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	bctx, cancelBrowser := chromedp.NewContext(actx)
-	b.Cleanup(func() { cancelBrowser(); cancelAlloc() })
-	first(b, bctx, cancelBrowser, "start chromium")
-	return bctx
 }
 
-// first runs the first action of a chromedp context (which starts the
-// browser or opens the tab) on the context itself, as chromedp requires,
-// bounded by cancelling it.
-func first(b *testing.B, ctx context.Context, cancel context.CancelFunc, what string) {
-	done := make(chan error, 1)
-	go func() { done <- chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`1`)) }()
-	timer := time.NewTimer(stepTimeout)
-	defer timer.Stop()
-	select {
-	case err := <-done:
-		if err != nil {
-			b.Fatalf("%s: %v", what, err)
-		}
-	case <-timer.C:
-		cancel()
-		b.Fatalf("%s: not within %s", what, stepTimeout)
-	}
-}
+// firstAction is the first action of the browser and of each fresh
+// profile's tab (testbrowser.First): it starts the one or opens the other.
+var firstAction = chromedp.Evaluate[chromedp.Void](`1`)
 
 // load is one page load's figures.
 type load struct {
@@ -529,7 +509,7 @@ func timeToDashboard(b *testing.B) {
 			i := (k + round) % len(variants) // each page in each position in turn
 			v := variants[i]
 			tab, cancel := chromedp.NewContext(browser, chromedp.WithNewBrowserContext())
-			first(b, tab, cancel, "open a fresh profile")
+			testbrowser.First(b, tab, cancel, stepTimeout, "open a fresh profile", firstAction)
 			c := be.measure(b, tab, chromedp.Navigate(hostOrigin+v.path), v.name+" cold")
 			w := be.measure(b, tab, chromedp.Reload(), v.name+" warm")
 			cancel()

@@ -188,19 +188,15 @@ func embedCalls(t *testing.T, tab context.Context) kitCalls {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(tab, stepTimeout)
 	defer cancel()
-	raw, err := chromedp.Run(ctx, chromedp.Evaluate[string](`JSON.stringify((() => {
+	c, err := readPage[kitCalls](ctx, `JSON.stringify((() => {
 		const paths = performance.getEntriesByType("resource").map((e) => new URL(e.name).pathname);
 		return {
 			session: paths.filter((p) => p === "/embed/session").length,
 			frame: paths.filter((p) => p.startsWith("/embed/frame/")).length,
 		};
-	})())`))
+	})())`)
 	if err != nil {
 		t.Fatalf("read the page's resource timing: %v", err)
-	}
-	var c kitCalls
-	if err := json.Unmarshal([]byte(raw), &c); err != nil {
-		t.Fatal(err)
 	}
 	return c
 }
@@ -211,11 +207,11 @@ func countLogged(t *testing.T, tab context.Context, name string) int {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(tab, stepTimeout)
 	defer cancel()
-	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](fmt.Sprintf(`document.querySelectorAll('#event-log li[data-event=%q]').length`, name)))
+	names, err := eventLog(ctx)
 	if err != nil {
 		t.Fatalf("read the event log: %v", err)
 	}
-	return n
+	return count(names, name)
 }
 
 // testLocaleFollowsSettings changes the language in the settings panel:

@@ -122,7 +122,7 @@ func newStack(t *testing.T) *stack {
 		}
 	}
 
-	opts := testbrowser.Options(t,
+	s.browser = testbrowser.Start(t, stepTimeout, viewport(),
 		chromedp.Flag("disable-quic", true),
 		// Tabs in the background keep their timers and rendering, so an
 		// embed left open in another tab polls on time.
@@ -131,36 +131,20 @@ func newStack(t *testing.T) *stack {
 		chromedp.Flag("disable-renderer-backgrounding", true),
 		chromedp.WindowSize(viewportWidth, viewportHeight),
 	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	bctx, cancelBrowser := chromedp.NewContext(actx)
-	t.Cleanup(func() {
-		cancelBrowser()
-		cancelAlloc()
-	})
-	start(t, bctx, cancelBrowser, "start chromium")
-	s.browser = bctx
 	return s
 }
 
-// start runs the first action of a chromedp context, which starts the
-// browser or opens the tab, and sets the tab's viewport. chromedp ties the tab's life to the context
-// of that first run, so it runs on ctx itself, not on a child with a
-// deadline; the step deadline is kept by cancelling ctx instead.
+// start runs the first action of a chromedp context, which opens the tab,
+// and sets the tab's viewport, within one step deadline
+// (testbrowser.First).
 func start(t *testing.T, ctx context.Context, cancel context.CancelFunc, what string) {
 	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- chromedp.Do(ctx, chromedp.EmulateViewport(viewportWidth, viewportHeight)) }()
-	timer := time.NewTimer(stepTimeout)
-	defer timer.Stop()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	case <-timer.C:
-		cancel()
-		t.Fatalf("%s: not within %s", what, stepTimeout)
-	}
+	testbrowser.First(t, ctx, cancel, stepTimeout, what, viewport())
+}
+
+// viewport sets a tab's viewport to the screenshots' size.
+func viewport() chromedp.Action[chromedp.Void] {
+	return chromedp.EmulateViewport(viewportWidth, viewportHeight)
 }
 
 var shotsOnce sync.Once
@@ -315,14 +299,40 @@ const hostJS = `(() => {
 	});
 })()`
 
+// readPage evaluates js, an expression that yields JSON, in the page of
+// tab once and decodes what it yields.
+func readPage[T any](ctx context.Context, js string) (T, error) {
+	var v T
+	raw, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
+	if err != nil {
+		return v, err
+	}
+	return v, json.Unmarshal([]byte(raw), &v)
+}
+
+// waitPage polls js (readPage) in the page of tab until ok holds, within
+// one step. A read that fails is tried again: a navigation may have
+// raced it.
+func waitPage[T any](t *testing.T, tab context.Context, what, js string, ok func(T) bool) T {
+	t.Helper()
+	var last T
+	err := pollUntil(tab, func(ctx context.Context) (bool, error) {
+		v, err := readPage[T](ctx, js)
+		if err != nil {
+			return false, nil
+		}
+		last = v
+		return ok(v), nil
+	})
+	if err != nil {
+		t.Fatalf("waiting for %s: %v (last seen %+v)", what, err, last)
+	}
+	return last
+}
+
 // readHost reads the host page of tab once.
 func readHost(ctx context.Context) (hostState, error) {
-	var h hostState
-	raw, err := chromedp.Run(ctx, chromedp.Evaluate[string](hostJS))
-	if err != nil {
-		return h, err
-	}
-	return h, json.Unmarshal([]byte(raw), &h)
+	return readPage[hostState](ctx, hostJS)
 }
 
 // waitHost polls the host page of tab until ok holds, within one step.

@@ -206,18 +206,10 @@ func jsString(s string) string {
 // behaviourBrowser starts one headless Chromium for the suite.
 func behaviourBrowser(t *testing.T) context.Context {
 	t.Helper()
-	opts := testbrowser.Options(t,
+	return testbrowser.Start(t, stepTimeout, viewport(),
 		chromedp.Flag("disable-background-timer-throttling", true),
 		chromedp.Flag("disable-renderer-backgrounding", true),
 	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	bctx, cancelBrowser := chromedp.NewContext(actx)
-	t.Cleanup(func() {
-		cancelBrowser()
-		cancelAlloc()
-	})
-	start(t, bctx, cancelBrowser, "start chromium")
-	return bctx
 }
 
 // TestHostPageBehaviour runs every scenario against the served global

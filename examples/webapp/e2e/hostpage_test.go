@@ -23,13 +23,8 @@ import (
 
 // eventLog returns the names in the demo page's #event-log, oldest first.
 func eventLog(ctx context.Context) ([]string, error) {
-	raw, err := chromedp.Run(ctx, chromedp.Evaluate[string](`JSON.stringify(
-		Array.from(document.querySelectorAll("#event-log li[data-event]"), (li) => li.dataset.event).reverse())`))
-	if err != nil {
-		return nil, err
-	}
-	var names []string
-	return names, json.Unmarshal([]byte(raw), &names)
+	return readPage[[]string](ctx, `JSON.stringify(
+		Array.from(document.querySelectorAll("#event-log li[data-event]"), (li) => li.dataset.event).reverse())`)
 }
 
 // count returns how many times name appears in names.

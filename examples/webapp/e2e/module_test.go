@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"testing"
 
@@ -33,30 +32,10 @@ const readModulePage = `JSON.stringify((() => {
 	};
 })())`
 
-func readModule(ctx context.Context) (modulePage, error) {
-	var p modulePage
-	raw, err := chromedp.Run(ctx, chromedp.Evaluate[string](readModulePage))
-	if err != nil {
-		return p, err
-	}
-	return p, json.Unmarshal([]byte(raw), &p)
-}
-
+// waitModule polls the module page of tab until ok holds.
 func waitModule(t *testing.T, tab context.Context, what string, ok func(modulePage) bool) modulePage {
 	t.Helper()
-	var last modulePage
-	err := pollUntil(tab, func(ctx context.Context) (bool, error) {
-		p, err := readModule(ctx)
-		if err != nil {
-			return false, nil // the page may be between documents
-		}
-		last = p
-		return ok(p), nil
-	})
-	if err != nil {
-		t.Fatalf("%s: %v; the page showed %+v", what, err, last)
-	}
-	return last
+	return waitPage(t, tab, what, readModulePage, ok)
 }
 
 // testModulePage opens the demo's module page, which imports the npm
@@ -88,10 +67,10 @@ func testModulePage(t *testing.T, s *stack, u demoUser) {
 	if len(minted) != 1 {
 		t.Fatalf("the module page minted %d sessions, want 1", len(minted))
 	}
-	loads := countEvents(p.Events, "dashboard-loaded")
+	loads := count(p.Events, "dashboard-loaded")
 	click(t, tab, "#module-refresh")
 	waitModule(t, tab, "a dashboard-loaded after refresh", func(p modulePage) bool {
-		return countEvents(p.Events, "dashboard-loaded") > loads
+		return count(p.Events, "dashboard-loaded") > loads
 	})
 	if n := len(mintedSince(before, s.sessions(t))); n != 1 {
 		t.Errorf("a refresh minted: %d sessions in all, want 1", n)
@@ -102,11 +81,11 @@ func testModulePage(t *testing.T, s *stack, u demoUser) {
 	if err != nil || origin(first) != s.emulator {
 		t.Fatalf("the module frame's src is not the platform's URL (origin %q, %v)", origin(first), err)
 	}
-	renewed := countEvents(p.Events, "session-renewed")
+	renewed := count(p.Events, "session-renewed")
 	do(t, tab, "load the module frame's used-up URL again",
 		chromedp.Evaluate[chromedp.Void](`(() => { const f = document.getElementById("module-frame"); f.src = f.src; })()`))
 	waitModule(t, tab, "the module's frame re-minted and ready", func(p modulePage) bool {
-		return countEvents(p.Events, "session-renewed") > renewed && p.State == "ready" && p.FrameState == "ready"
+		return count(p.Events, "session-renewed") > renewed && p.State == "ready" && p.FrameState == "ready"
 	})
 	if n := len(mintedSince(before, s.sessions(t))); n != 2 {
 		t.Errorf("re-minting the module frame: %d sessions in all, want 2", n)
@@ -114,15 +93,4 @@ func testModulePage(t *testing.T, s *stack, u demoUser) {
 	if now, err := chromedp.Run(tab, chromedp.Evaluate[string](src)); err != nil || now == first || origin(now) != s.emulator {
 		t.Errorf("the re-minted module frame's src is its old one or not the platform's (origin %q, %v)", origin(now), err)
 	}
-}
-
-// countEvents returns how many of events are name.
-func countEvents(events []string, name string) int {
-	n := 0
-	for _, e := range events {
-		if e == name {
-			n++
-		}
-	}
-	return n
 }

@@ -132,32 +132,10 @@ const reactPageJS = `(() => {
 	});
 })()`
 
-// readReactPage reads the React page of tab once.
-func readReactPage(ctx context.Context) (reactPage, error) {
-	var p reactPage
-	raw, err := chromedp.Run(ctx, chromedp.Evaluate[string](reactPageJS))
-	if err != nil {
-		return p, err
-	}
-	return p, json.Unmarshal([]byte(raw), &p)
-}
-
 // waitReactPage polls the React page of tab until ok holds.
 func waitReactPage(t *testing.T, tab context.Context, what string, ok func(reactPage) bool) reactPage {
 	t.Helper()
-	var last reactPage
-	err := pollUntil(tab, func(ctx context.Context) (bool, error) {
-		p, err := readReactPage(ctx)
-		if err != nil {
-			return false, nil // a navigation raced the read
-		}
-		last = p
-		return ok(p), nil
-	})
-	if err != nil {
-		t.Fatalf("waiting for %s: %v (last seen %+v)", what, err, last)
-	}
-	return last
+	return waitPage(t, tab, what, reactPageJS, ok)
 }
 
 // checkActions checks the filterUrlParameter of every action the embed of
