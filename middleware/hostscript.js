@@ -350,21 +350,25 @@
   function emitKit(st, name, payload) {
     return emit(st, name, "embedkit:" + name, payload, st.surface, Date.now());
   }
+  function refusal(event, msg) {
+    if (event.origin !== ORIGIN) return "wrong origin";
+    if (!msg || typeof msg !== "object" || msg.source !== SOURCE) return "wrong source";
+    if (msg.direction !== void 0 && msg.direction !== "event") return "wrong direction";
+    if (typeof msg.type !== "string" || !hasOwn.call(EVENTS, msg.type)) return "unknown type";
+    return "";
+  }
+  function debugging() {
+    return debugAll || managed.some(function(m) {
+      return m.el.hasAttribute("data-embedkit-debug");
+    });
+  }
   function onMessage(event) {
     var msg = event.data;
-    var st = debugAll || managed.some(function(m) {
-      return m.el.hasAttribute("data-embedkit-debug");
-    }) ? stateOfWindow(event.source) : void 0;
-    var drop = function(reason) {
-      trace(st, false, reason, event, msg);
-    };
-    if (event.origin !== ORIGIN) return drop("wrong origin");
-    if (!msg || typeof msg !== "object" || msg.source !== SOURCE) return drop("wrong source");
-    if (msg.direction !== void 0 && msg.direction !== "event") return drop("wrong direction");
-    if (typeof msg.type !== "string" || !hasOwn.call(EVENTS, msg.type)) return drop("unknown type");
-    if (st === void 0) st = stateOfWindow(event.source);
-    if (!st) return drop("unmanaged frame");
-    trace(st, true, "", event, msg);
+    var reason = refusal(event, msg);
+    var st = reason && !debugging() ? null : stateOfWindow(event.source);
+    if (!reason && !st) reason = "unmanaged frame";
+    trace(st, !reason, reason, event, msg);
+    if (reason) return;
     var payload = frozen(msg.payload && typeof msg.payload === "object" && !Array.isArray(msg.payload) ? msg.payload : {});
     if (typeof msg.surface === "string") st.surface = msg.surface;
     var name = EVENTS[msg.type];

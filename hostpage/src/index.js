@@ -413,19 +413,30 @@ function emitKit(st, name, payload) {
   return emit(st, name, "embedkit:" + name, payload, st.surface, Date.now());
 }
 
+// refusal says why msg, with event's origin, is not a platform event, or
+// "" when it is one.
+function refusal(event, msg) {
+  if (event.origin !== ORIGIN) return "wrong origin";
+  if (!msg || typeof msg !== "object" || msg.source !== SOURCE) return "wrong source";
+  if (msg.direction !== undefined && msg.direction !== "event") return "wrong direction";
+  if (typeof msg.type !== "string" || !hasOwn.call(EVENTS, msg.type)) return "unknown type";
+  return "";
+}
+
+// debugging reports whether debug mode is on for any managed frame.
+function debugging() {
+  return debugAll || managed.some(function (m) { return m.el.hasAttribute("data-embedkit-debug"); });
+}
+
 function onMessage(event) {
   var msg = event.data;
-  // In debug mode the frame is looked up first, to name it in the log.
-  var st = debugAll || managed.some(function (m) { return m.el.hasAttribute("data-embedkit-debug"); })
-    ? stateOfWindow(event.source) : undefined;
-  var drop = function (reason) { trace(st, false, reason, event, msg); };
-  if (event.origin !== ORIGIN) return drop("wrong origin");
-  if (!msg || typeof msg !== "object" || msg.source !== SOURCE) return drop("wrong source");
-  if (msg.direction !== undefined && msg.direction !== "event") return drop("wrong direction");
-  if (typeof msg.type !== "string" || !hasOwn.call(EVENTS, msg.type)) return drop("unknown type");
-  if (st === undefined) st = stateOfWindow(event.source);
-  if (!st) return drop("unmanaged frame");
-  trace(st, true, "", event, msg);
+  var reason = refusal(event, msg);
+  // A refused message's frame is looked up only in debug mode, to name
+  // it in the log.
+  var st = reason && !debugging() ? null : stateOfWindow(event.source);
+  if (!reason && !st) reason = "unmanaged frame";
+  trace(st, !reason, reason, event, msg);
+  if (reason) return;
   // The kit decides on its own copy, read before any listener runs.
   var payload = frozen(msg.payload && typeof msg.payload === "object" && !Array.isArray(msg.payload) ? msg.payload : {});
   if (typeof msg.surface === "string") st.surface = msg.surface;
