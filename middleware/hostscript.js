@@ -599,26 +599,21 @@
     if (wait > 0 && r.due <= Date.now() + wait) return;
     clearTimeout(r.timer);
     r.timer = 0;
-    if (wait > 0) {
-      r.due = Date.now() + wait;
-      r.timer = setTimeout(function() {
-        r.timer = 0;
-        attempt(st);
-      }, wait);
-    } else {
+    attempt(st);
+  }
+  function retryIn(st, r, delay) {
+    r.due = Date.now() + delay;
+    r.timer = setTimeout(function() {
+      r.timer = 0;
       attempt(st);
-    }
+    }, delay);
   }
   function attempt(st) {
     var r = st.remint;
     if (!r || r.phase !== "wait") return;
     var wait = st.lastAttemptAt + MIN_ATTEMPT_GAP_MS - Date.now();
     if (wait > 0) {
-      r.due = Date.now() + wait;
-      r.timer = setTimeout(function() {
-        r.timer = 0;
-        attempt(st);
-      }, wait);
+      retryIn(st, r, wait);
       return;
     }
     if (!connected(st.el)) {
@@ -781,11 +776,7 @@
     }
     var delay = Math.max(backoff(r.failures), minDelay || 0);
     r.phase = "wait";
-    r.due = Date.now() + delay;
-    r.timer = setTimeout(function() {
-      r.timer = 0;
-      attempt(st);
-    }, delay);
+    retryIn(st, r, delay);
     emitKit(st, "renew-failed", failure(status, message, r.attempt, delay));
   }
   function failure(status, message, n, retryInMs) {

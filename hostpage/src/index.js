@@ -704,12 +704,13 @@ function runSoon(st) {
   if (wait > 0 && r.due <= Date.now() + wait) return;
   clearTimeout(r.timer);
   r.timer = 0;
-  if (wait > 0) {
-    r.due = Date.now() + wait;
-    r.timer = setTimeout(function () { r.timer = 0; attempt(st); }, wait);
-  } else {
-    attempt(st);
-  }
+  attempt(st); // which waits out the gap itself
+}
+
+// retryIn runs st's attempt after delay.
+function retryIn(st, r, delay) {
+  r.due = Date.now() + delay;
+  r.timer = setTimeout(function () { r.timer = 0; attempt(st); }, delay);
 }
 
 function attempt(st) {
@@ -717,8 +718,7 @@ function attempt(st) {
   if (!r || r.phase !== "wait") return;
   var wait = st.lastAttemptAt + MIN_ATTEMPT_GAP_MS - Date.now();
   if (wait > 0) {
-    r.due = Date.now() + wait;
-    r.timer = setTimeout(function () { r.timer = 0; attempt(st); }, wait);
+    retryIn(st, r, wait);
     return;
   }
   if (!connected(st.el)) {
@@ -892,8 +892,7 @@ function fail(st, kind, status, message, minDelay) {
   }
   var delay = Math.max(backoff(r.failures), minDelay || 0);
   r.phase = "wait";
-  r.due = Date.now() + delay;
-  r.timer = setTimeout(function () { r.timer = 0; attempt(st); }, delay);
+  retryIn(st, r, delay);
   emitKit(st, "renew-failed", failure(status, message, r.attempt, delay));
 }
 
