@@ -228,7 +228,7 @@
       failure: null,
       firstTimer: 0,
       probe: null
-      // the first load's HEAD probe: {timer, ctl}
+      // the first load's HEAD probe: its cancel function
     };
     page.order.forEach(function(key) {
       var v = page.values[key];
@@ -467,43 +467,35 @@
     var live = function() {
       return st.state === "loading" && !st.remint && states.get(st.el) === st;
     };
-    var ctl = typeof AbortController === "function" ? new AbortController() : null;
-    var timer = setTimeout(function() {
-      st.probe = null;
-      if (ctl) ctl.abort();
-      if (live()) loadFailed(st, "unavailable", void 0, waited + ", and the frame endpoint did not answer");
-    }, REQUEST_TIMEOUT_MS);
-    var init = { method: "HEAD", credentials: "same-origin", redirect: "manual", cache: "no-store" };
-    if (ctl) init.signal = ctl.signal;
-    st.probe = { timer, ctl };
-    var answered;
-    try {
-      answered = fetch(url.href, init);
-    } catch (err) {
-      answered = Promise.reject(err);
-    }
-    answered.then(function(res) {
-      clearTimeout(timer);
+    st.probe = timedFetch(url.href, headInit(), function(res) {
       st.probe = null;
       if (!live()) return;
       checkKitVersion(header(res, "Embedkit-Version"), st);
       var status = res.status;
       var said = waited + "; the frame endpoint answered " + (res.type === "opaqueredirect" ? "a redirect" : status);
-      if (res.type === "opaqueredirect" || status === 401) {
-        loadFailed(st, "signed-out", 401, said);
-      } else if (status === 403) {
-        loadFailed(st, "refused-origin", 403, said);
-      } else if (status >= 500 || status === 408 || status === 429) {
-        loadFailed(st, "unavailable", status, said);
-      } else if (status >= 400) {
-        loadFailed(st, "rejected", status, said);
-      } else {
-        loadFailed(st, "never-ready", void 0, said + ", so the embed itself was blocked or failed (a Content-Security-Policy or X-Frame-Options, for example)");
+      switch (classify(res)) {
+        case "signed-out":
+          loadFailed(st, "signed-out", 401, said);
+          break;
+        case "refused-origin":
+          loadFailed(st, "refused-origin", 403, said);
+          break;
+        case "unavailable":
+          loadFailed(st, "unavailable", status, said);
+          break;
+        case "rejected":
+          loadFailed(st, "rejected", status, said);
+          break;
+        default:
+          loadFailed(st, "never-ready", void 0, said + ", so the embed itself was blocked or failed (a Content-Security-Policy or X-Frame-Options, for example)");
       }
     }, function() {
-      clearTimeout(timer);
       st.probe = null;
       if (live()) loadFailed(st, "unavailable", void 0, waited + ", and the frame endpoint could not be reached");
+    }, function(cancel) {
+      st.probe = null;
+      cancel();
+      if (live()) loadFailed(st, "unavailable", void 0, waited + ", and the frame endpoint did not answer");
     });
   }
   function loadFailed(st, reason, status, message) {
@@ -631,55 +623,81 @@
       viaSessionEndpoint(st, r);
     }
   }
+  function timedFetch(url, init, answered, failed, late) {
+    var ctl = typeof AbortController === "function" ? new AbortController() : null;
+    if (ctl) init.signal = ctl.signal;
+    var timer = setTimeout(function() {
+      late(cancel);
+    }, REQUEST_TIMEOUT_MS);
+    function cancel() {
+      clearTimeout(timer);
+      if (ctl) ctl.abort();
+    }
+    var p;
+    try {
+      p = fetch(url, init);
+    } catch (err) {
+      p = Promise.reject(err);
+    }
+    p.then(function(res) {
+      clearTimeout(timer);
+      answered(res);
+    }, function() {
+      clearTimeout(timer);
+      failed();
+    });
+    return cancel;
+  }
+  function headInit() {
+    return { method: "HEAD", credentials: "same-origin", redirect: "manual", cache: "no-store" };
+  }
   function request(st, r, what, url, init, done) {
     var n = r.attempt;
     var live = function() {
       return st.remint === r && r.attempt === n && r.phase === "request";
     };
-    var ctl = typeof AbortController === "function" ? new AbortController() : null;
-    if (ctl) init.signal = ctl.signal;
-    var timer = setTimeout(function() {
+    r.cancel = timedFetch(url, init, function(res) {
       if (!live()) return;
-      r.cancel = null;
-      if (ctl) ctl.abort();
-      fail(st, "network", void 0, what + " did not answer within " + REQUEST_TIMEOUT_MS / 1e3 + " s");
-    }, REQUEST_TIMEOUT_MS);
-    r.cancel = function() {
-      clearTimeout(timer);
-      if (ctl) ctl.abort();
-    };
-    var answered;
-    try {
-      answered = fetch(url, init);
-    } catch (err) {
-      answered = Promise.reject(err);
-    }
-    answered.then(function(res) {
-      if (!live()) return;
-      clearTimeout(timer);
       r.cancel = null;
       done(res, live);
     }, function() {
       if (!live()) return;
-      clearTimeout(timer);
       r.cancel = null;
       fail(st, "network", void 0, "network error reaching " + what);
+    }, function(cancel) {
+      if (!live()) return;
+      r.cancel = null;
+      cancel();
+      fail(st, "network", void 0, what + " did not answer within " + REQUEST_TIMEOUT_MS / 1e3 + " s");
     });
+  }
+  function classify(res) {
+    var status = res.status;
+    if (res.type === "opaqueredirect" || status === 401) return "signed-out";
+    if (status >= 200 && status < 300) return "ok";
+    if (status === 403) return "refused-origin";
+    if (status >= 500 || status === 408 || status === 429) return "unavailable";
+    if (status >= 400) return "rejected";
+    return "unexpected";
   }
   function judge(st, res, what) {
     var status = res.status;
-    if (res.type === "opaqueredirect" || status === 401) {
-      ended(st);
-      return true;
-    }
-    if (status >= 200 && status < 300) return false;
     var message = what + " answered " + status;
-    if (status >= 500 || status === 408 || status === 429) {
-      fail(st, "hard", status, message, retryAfter(res));
-    } else if (status >= 400) {
-      giveUp(st, status, message);
-    } else {
-      fail(st, "hard", status, message);
+    switch (classify(res)) {
+      case "ok":
+        return false;
+      case "signed-out":
+        ended(st);
+        break;
+      case "unavailable":
+        fail(st, "hard", status, message, retryAfter(res));
+        break;
+      case "refused-origin":
+      case "rejected":
+        giveUp(st, status, message);
+        break;
+      default:
+        fail(st, "hard", status, message);
     }
     return true;
   }
@@ -692,12 +710,7 @@
     return Math.min(BACKOFF_MAX_MS, s);
   }
   function probe(st, r, src, url) {
-    request(st, r, "the frame endpoint", url, {
-      method: "HEAD",
-      credentials: "same-origin",
-      redirect: "manual",
-      cache: "no-store"
-    }, function(res) {
+    request(st, r, "the frame endpoint", url, headInit(), function(res) {
       checkKitVersion(header(res, "Embedkit-Version"), st);
       if (judge(st, res, "the frame endpoint")) return;
       load(st, r, function() {
@@ -1357,8 +1370,7 @@
     st.renewTimer = st.firstTimer = 0;
     st.renewDue = 0;
     if (st.probe) {
-      clearTimeout(st.probe.timer);
-      if (st.probe.ctl) st.probe.ctl.abort();
+      st.probe();
       st.probe = null;
     }
     var err = frameError("released", void 0, "the frame was released");

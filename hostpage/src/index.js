@@ -254,7 +254,7 @@ function manage(el) {
     waits: [], // posted navigate and refresh actions waiting for their event
     failure: null,
     firstTimer: 0,
-    probe: null // the first load's HEAD probe: {timer, ctl}
+    probe: null // the first load's HEAD probe: its cancel function
   };
   page.order.forEach(function (key) {
     var v = page.values[key];
@@ -557,44 +557,36 @@ function firstLoadTimeout(st) {
     return;
   }
   var live = function () { return st.state === "loading" && !st.remint && states.get(st.el) === st; };
-  var ctl = typeof AbortController === "function" ? new AbortController() : null;
-  var timer = setTimeout(function () {
-    st.probe = null;
-    if (ctl) ctl.abort();
-    if (live()) loadFailed(st, "unavailable", undefined, waited + ", and the frame endpoint did not answer");
-  }, REQUEST_TIMEOUT_MS);
-  var init = { method: "HEAD", credentials: "same-origin", redirect: "manual", cache: "no-store" };
-  if (ctl) init.signal = ctl.signal;
-  st.probe = { timer: timer, ctl: ctl };
-  var answered;
-  try {
-    answered = fetch(url.href, init);
-  } catch (err) {
-    answered = Promise.reject(err);
-  }
-  answered.then(function (res) {
-    clearTimeout(timer);
+  st.probe = timedFetch(url.href, headInit(), function (res) {
     st.probe = null;
     if (!live()) return;
     checkKitVersion(header(res, "Embedkit-Version"), st);
     var status = res.status;
     var said = waited + "; the frame endpoint answered " + (res.type === "opaqueredirect" ? "a redirect" : status);
-    if (res.type === "opaqueredirect" || status === 401) {
-      loadFailed(st, "signed-out", 401, said);
-    } else if (status === 403) {
-      loadFailed(st, "refused-origin", 403, said);
-    } else if (status >= 500 || status === 408 || status === 429) {
-      loadFailed(st, "unavailable", status, said);
-    } else if (status >= 400) {
-      loadFailed(st, "rejected", status, said);
-    } else {
-      loadFailed(st, "never-ready", undefined, said + ", so the embed itself was blocked or failed " +
-        "(a Content-Security-Policy or X-Frame-Options, for example)");
+    switch (classify(res)) {
+      case "signed-out":
+        loadFailed(st, "signed-out", 401, said);
+        break;
+      case "refused-origin":
+        loadFailed(st, "refused-origin", 403, said);
+        break;
+      case "unavailable":
+        loadFailed(st, "unavailable", status, said);
+        break;
+      case "rejected":
+        loadFailed(st, "rejected", status, said);
+        break;
+      default:
+        loadFailed(st, "never-ready", undefined, said + ", so the embed itself was blocked or failed " +
+          "(a Content-Security-Policy or X-Frame-Options, for example)");
     }
   }, function () {
-    clearTimeout(timer);
     st.probe = null;
     if (live()) loadFailed(st, "unavailable", undefined, waited + ", and the frame endpoint could not be reached");
+  }, function (cancel) {
+    st.probe = null;
+    cancel();
+    if (live()) loadFailed(st, "unavailable", undefined, waited + ", and the frame endpoint did not answer");
   });
 }
 
@@ -737,60 +729,96 @@ function attempt(st) {
   }
 }
 
+// timedFetch fetches url with init and calls answered(res), or failed()
+// on a network error, or late(cancel) when no answer came within
+// REQUEST_TIMEOUT_MS. It returns cancel, which stops the timer and aborts
+// the fetch.
+function timedFetch(url, init, answered, failed, late) {
+  var ctl = typeof AbortController === "function" ? new AbortController() : null;
+  if (ctl) init.signal = ctl.signal;
+  var timer = setTimeout(function () { late(cancel); }, REQUEST_TIMEOUT_MS);
+  function cancel() {
+    clearTimeout(timer);
+    if (ctl) ctl.abort();
+  }
+  var p;
+  try {
+    p = fetch(url, init);
+  } catch (err) {
+    p = Promise.reject(err);
+  }
+  p.then(function (res) {
+    clearTimeout(timer);
+    answered(res);
+  }, function () {
+    clearTimeout(timer);
+    failed();
+  });
+  return cancel;
+}
+
+// headInit is the fetch init of a HEAD request to the frame endpoint,
+// which checks the viewer without minting.
+function headInit() {
+  return { method: "HEAD", credentials: "same-origin", redirect: "manual", cache: "no-store" };
+}
+
 // request fetches with a timeout and calls done(res) or fail; a late
 // answer to a superseded attempt is dropped.
 function request(st, r, what, url, init, done) {
   var n = r.attempt;
   var live = function () { return st.remint === r && r.attempt === n && r.phase === "request"; };
-  var ctl = typeof AbortController === "function" ? new AbortController() : null;
-  if (ctl) init.signal = ctl.signal;
-  var timer = setTimeout(function () {
+  r.cancel = timedFetch(url, init, function (res) {
     if (!live()) return;
-    r.cancel = null;
-    if (ctl) ctl.abort();
-    fail(st, "network", undefined, what + " did not answer within " + REQUEST_TIMEOUT_MS / 1000 + " s");
-  }, REQUEST_TIMEOUT_MS);
-  r.cancel = function () {
-    clearTimeout(timer);
-    if (ctl) ctl.abort();
-  };
-  var answered;
-  try {
-    answered = fetch(url, init);
-  } catch (err) {
-    answered = Promise.reject(err);
-  }
-  answered.then(function (res) {
-    if (!live()) return;
-    clearTimeout(timer);
     r.cancel = null;
     done(res, live);
   }, function () {
     if (!live()) return;
-    clearTimeout(timer);
     r.cancel = null;
     fail(st, "network", undefined, "network error reaching " + what);
+  }, function (cancel) {
+    if (!live()) return;
+    r.cancel = null;
+    cancel();
+    fail(st, "network", undefined, what + " did not answer within " + REQUEST_TIMEOUT_MS / 1000 + " s");
   });
+}
+
+// classify names what the frame or session endpoint's answer says:
+// "signed-out" (401, or a redirect, which is the login page for browsers
+// that send no fetch metadata), "refused-origin" (403), "unavailable"
+// (5xx, 408 or 429: try again later), "rejected" (another 4xx), "ok"
+// (2xx) or "unexpected" (anything else).
+function classify(res) {
+  var status = res.status;
+  if (res.type === "opaqueredirect" || status === 401) return "signed-out";
+  if (status >= 200 && status < 300) return "ok";
+  if (status === 403) return "refused-origin";
+  if (status >= 500 || status === 408 || status === 429) return "unavailable";
+  if (status >= 400) return "rejected";
+  return "unexpected";
 }
 
 // judge handles the answers the frame and session endpoints share and
 // reports whether it did.
 function judge(st, res, what) {
   var status = res.status;
-  if (res.type === "opaqueredirect" || status === 401) {
-    // A redirect is the login page for browsers that send no fetch
-    // metadata: the viewer is signed out, as with 401.
-    ended(st);
-    return true;
-  }
-  if (status >= 200 && status < 300) return false;
   var message = what + " answered " + status;
-  if (status >= 500 || status === 408 || status === 429) {
-    fail(st, "hard", status, message, retryAfter(res));
-  } else if (status >= 400) {
-    giveUp(st, status, message);
-  } else {
-    fail(st, "hard", status, message);
+  switch (classify(res)) {
+    case "ok":
+      return false;
+    case "signed-out":
+      ended(st);
+      break;
+    case "unavailable":
+      fail(st, "hard", status, message, retryAfter(res));
+      break;
+    case "refused-origin":
+    case "rejected":
+      giveUp(st, status, message);
+      break;
+    default:
+      fail(st, "hard", status, message);
   }
   return true;
 }
@@ -808,9 +836,7 @@ function retryAfter(res) {
 // probe asks the same-origin frame endpoint with HEAD, which checks the
 // viewer without minting, before loading the frame through it again.
 function probe(st, r, src, url) {
-  request(st, r, "the frame endpoint", url, {
-    method: "HEAD", credentials: "same-origin", redirect: "manual", cache: "no-store"
-  }, function (res) {
+  request(st, r, "the frame endpoint", url, headInit(), function (res) {
     checkKitVersion(header(res, "Embedkit-Version"), st);
     if (judge(st, res, "the frame endpoint")) return;
     // Setting src, even to the same value, loads the frame again; the
@@ -1593,8 +1619,7 @@ export function release(frameOrElement) {
   st.renewTimer = st.firstTimer = 0;
   st.renewDue = 0;
   if (st.probe) {
-    clearTimeout(st.probe.timer);
-    if (st.probe.ctl) st.probe.ctl.abort();
+    st.probe();
     st.probe = null;
   }
   var err = frameError("released", undefined, "the frame was released");
