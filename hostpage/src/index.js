@@ -209,12 +209,24 @@ function freshReady(st) {
   if (!st.readyD || st.readyD.settled) st.readyD = deferred();
 }
 
-function frameError(reason, status, message) {
+// kitError is an error of the kind name (EmbedkitFrameError,
+// EmbedkitReloadError) with its reason and, when known, HTTP status.
+function kitError(name, reason, status, message) {
   var err = new Error("embedkit: " + message);
-  err.name = "EmbedkitFrameError";
+  err.name = name;
   err.reason = reason;
   if (status !== undefined) err.status = status;
   return err;
+}
+
+function frameError(reason, status, message) {
+  return kitError("EmbedkitFrameError", reason, status, message);
+}
+
+// rejectReloads rejects the reload() promises that wait on renewal r.
+function rejectReloads(r, reason, status, message) {
+  var err = kitError("EmbedkitReloadError", reason, status, message);
+  r.waiters.forEach(function (w) { w.reject(err); });
 }
 
 // settleFailure rejects what waits on a frame that ended or failed.
@@ -935,11 +947,7 @@ function giveUp(st, status, message) {
   var r = st.remint;
   finish(st, r);
   emitKit(st, "renew-failed", failure(status, message, r.attempt, null));
-  var err = new Error("embedkit: the frame could not be renewed: " + message);
-  err.name = "EmbedkitReloadError";
-  err.reason = "renew-failed";
-  if (status !== undefined) err.status = status;
-  r.waiters.forEach(function (w) { w.reject(err); });
+  rejectReloads(r, "renew-failed", status, "the frame could not be renewed: " + message);
   setState(st, "failed");
   settleFailure(st, frameError("renew-failed", status, "the frame could not be renewed: " + message));
 }
@@ -949,11 +957,7 @@ function ended(st) {
   finish(st, r);
   st.ended = true;
   emitKit(st, "session-ended", { status: 401 });
-  var err = new Error("embedkit: the viewer is signed out");
-  err.name = "EmbedkitReloadError";
-  err.reason = "session-ended";
-  err.status = 401;
-  r.waiters.forEach(function (w) { w.reject(err); });
+  rejectReloads(r, "session-ended", 401, "the viewer is signed out");
   setState(st, "ended");
   settleFailure(st, frameError("session-ended", 401, "the viewer is signed out"));
 }
@@ -1626,10 +1630,7 @@ export function release(frameOrElement) {
   var r = st.remint;
   if (r) {
     finish(st, r);
-    var reloadErr = new Error("embedkit: the frame was released");
-    reloadErr.name = "EmbedkitReloadError";
-    reloadErr.reason = "released";
-    r.waiters.forEach(function (w) { w.reject(reloadErr); });
+    rejectReloads(r, "released", undefined, "the frame was released");
   }
   settleFailure(st, err);
   st.listeners = Object.create(null);
