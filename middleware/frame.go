@@ -68,23 +68,21 @@ func (k *Kit) FrameURL(w http.ResponseWriter, r *http.Request, t Target) (string
 	if err != nil {
 		return "", err
 	}
-	if r.Method == http.MethodHead {
-		// No body is sent, so no URL is needed: a HEAD checks the viewer
-		// and mints nothing, as at the frame endpoint.
-		if w != nil {
-			w.Header().Set("Cache-Control", "no-store")
+	var src string
+	// No body is sent for a HEAD, so no URL is needed: it checks the
+	// viewer and mints nothing, as at the frame endpoint.
+	if r.Method != http.MethodHead {
+		f, err := k.mint(w, r, v, string(t.Kind), t, "", "")
+		if err != nil {
+			return "", err
 		}
-		return "", nil
-	}
-	f, err := k.mint(w, r, v, string(t.Kind), t, "", "")
-	if err != nil {
-		return "", err
+		src = f.URL
 	}
 	// The page will hold a single-use id: no cache may keep it.
 	if w != nil {
 		w.Header().Set("Cache-Control", "no-store")
 	}
-	return f.URL, nil
+	return src, nil
 }
 
 // mint is the one path from a request to a tracked session id: policy,
