@@ -150,7 +150,8 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 
 	// The limit is taken after the Policy accepted the viewer (a refused
 	// viewer mints nothing) and before anything is sent.
-	if wait, ok := k.limiter.take(embedkit.NormalizeExternalID(v.Subject), k.cfg.Now()); !ok {
+	subject := embedkit.NormalizeExternalID(v.Subject)
+	if wait, ok := k.limiter.take(subject, k.cfg.Now()); !ok {
 		return failed(&mintLimitedError{wait: wait}, 0, slog.LevelWarn, "embedkit: mint refused: the viewer's mint limit is reached")
 	}
 
@@ -179,7 +180,7 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 
 	m := Minted{
 		SessionID: sess.SessionID,
-		Subject:   embedkit.NormalizeExternalID(v.Subject),
+		Subject:   subject,
 		ExpiresAt: now.Add(embedkit.SessionLifetime + embedkit.EmbedTokenLifetime),
 	}
 	sctx, stop := detached(r.Context(), storeTimeout)
