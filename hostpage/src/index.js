@@ -1424,7 +1424,10 @@ function observe() {
       }
       for (var i = 0; i < rec.addedNodes.length; i++) {
         var n = rec.addedNodes[i];
-        if (n.nodeType === 1 && (n.localName === "iframe" || (n.querySelector && n.querySelector("iframe")))) rescan = true;
+        // Only a frame to manage calls for a scan; an iframe that gets
+        // data-embedkit later is found by its attribute's change.
+        if (n.nodeType === 1 && ((n.localName === "iframe" && n.hasAttribute("data-embedkit")) ||
+            (n.querySelector && n.querySelector("iframe[data-embedkit]")))) rescan = true;
       }
       for (var j = 0; j < rec.removedNodes.length; j++) {
         if (rec.removedNodes[j].nodeType === 1) removed = true;
