@@ -333,7 +333,7 @@
     });
   }
   function emit(st, name, type, payload, surface, timestamp) {
-    var ev = Object.freeze({ name, type, payload: frozen(payload), surface, timestamp });
+    var ev = Object.freeze({ name, type, payload, surface, timestamp });
     [name, "*"].forEach(function(key) {
       var list = st.listeners[key];
       if (!list) return;
@@ -357,7 +357,7 @@
     log("debug", (accepted ? "message accepted: " : "message dropped (" + reason + "): ") + type + " from " + describe(String(event.origin)) + ", " + where);
   }
   function emitKit(st, name, payload) {
-    return emit(st, name, "embedkit:" + name, payload, st.surface, Date.now());
+    return emit(st, name, "embedkit:" + name, frozen(payload), st.surface, Date.now());
   }
   function refusal(event, msg) {
     if (event.origin !== ORIGIN) return "wrong origin";

@@ -391,8 +391,10 @@ function replay(st) {
 
 // ---- events ---------------------------------------------------------------
 
+// emit hands an event to st's listeners and dispatches it on the iframe;
+// payload is already a frozen copy (frozen), which listeners share.
 function emit(st, name, type, payload, surface, timestamp) {
-  var ev = Object.freeze({ name: name, type: type, payload: frozen(payload), surface: surface, timestamp: timestamp });
+  var ev = Object.freeze({ name: name, type: type, payload: payload, surface: surface, timestamp: timestamp });
   [name, "*"].forEach(function (key) {
     var list = st.listeners[key];
     if (!list) return;
@@ -422,7 +424,7 @@ function trace(st, accepted, reason, event, msg) {
 }
 
 function emitKit(st, name, payload) {
-  return emit(st, name, "embedkit:" + name, payload, st.surface, Date.now());
+  return emit(st, name, "embedkit:" + name, frozen(payload), st.surface, Date.now());
 }
 
 // refusal says why msg, with event's origin, is not a platform event, or
