@@ -283,17 +283,7 @@ func ExampleKit_FrameFunc() {
 func ExampleKit_HostSettings() {
 	platformURL, client, stop := startPlatform()
 	defer stop()
-	kit, err := middleware.New(middleware.Config{
-		Platform:    client,
-		Identity:    hostSession,
-		Store:       memstore.New(),
-		Policy:      middleware.Policy{DeploymentID: 1, Groups: middleware.GroupOptions{Allowed: []string{"sales", "emea"}}},
-		PlatformURL: platformURL,
-		Targets:     map[string]middleware.Target{"sales": {Kind: middleware.KindDashboard, PublicID: "sales-overview"}},
-	})
-	if err != nil {
-		log.Fatal(err)
-	}
+	kit := exampleKit(platformURL, client)
 	settings, err := json.Marshal(kit.HostSettings())
 	if err != nil {
 		log.Fatal(err)

@@ -68,23 +68,21 @@ func (k *Kit) FrameURL(w http.ResponseWriter, r *http.Request, t Target) (string
 	if err != nil {
 		return "", err
 	}
-	if r.Method == http.MethodHead {
-		// No body is sent, so no URL is needed: a HEAD checks the viewer
-		// and mints nothing, as at the frame endpoint.
-		if w != nil {
-			w.Header().Set("Cache-Control", "no-store")
+	var src string
+	// No body is sent for a HEAD, so no URL is needed: it checks the
+	// viewer and mints nothing, as at the frame endpoint.
+	if r.Method != http.MethodHead {
+		f, err := k.mint(w, r, v, string(t.Kind), t, "", "")
+		if err != nil {
+			return "", err
 		}
-		return "", nil
-	}
-	f, err := k.mint(w, r, v, string(t.Kind), t, "", "")
-	if err != nil {
-		return "", err
+		src = f.URL
 	}
 	// The page will hold a single-use id: no cache may keep it.
 	if w != nil {
 		w.Header().Set("Cache-Control", "no-store")
 	}
-	return f.URL, nil
+	return src, nil
 }
 
 // mint is the one path from a request to a tracked session id: policy,
@@ -152,7 +150,8 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 
 	// The limit is taken after the Policy accepted the viewer (a refused
 	// viewer mints nothing) and before anything is sent.
-	if wait, ok := k.limiter.take(embedkit.NormalizeExternalID(v.Subject), k.cfg.Now()); !ok {
+	subject := embedkit.NormalizeExternalID(v.Subject)
+	if wait, ok := k.limiter.take(subject, k.cfg.Now()); !ok {
 		return failed(&mintLimitedError{wait: wait}, 0, slog.LevelWarn, "embedkit: mint refused: the viewer's mint limit is reached")
 	}
 
@@ -181,7 +180,7 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 
 	m := Minted{
 		SessionID: sess.SessionID,
-		Subject:   embedkit.NormalizeExternalID(v.Subject),
+		Subject:   subject,
 		ExpiresAt: now.Add(embedkit.SessionLifetime + embedkit.EmbedTokenLifetime),
 	}
 	sctx, stop := detached(r.Context(), storeTimeout)

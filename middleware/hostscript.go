@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 //go:generate go run ../internal/hostbuild/generate -root ..
@@ -139,16 +140,27 @@ func (k *Kit) HostScriptSrc(path string) string {
 // staticFile is a file served from memory, with its gzip form, its ETags
 // and its content hash.
 type staticFile struct {
-	body, gz   []byte
+	body       []byte
+	gz         func() []byte // the gzip form, compressed at its first use
 	tag, gzTag string
 	hash       string // hex, for HostScriptSrc's ?v=
 	ctype      string
 }
 
+// newStaticFile hashes body; it is compressed only once a client asks for
+// the gzip form, so New and the package's start pay nothing for a file
+// never served.
 func newStaticFile(body []byte, ctype string) *staticFile {
 	sum := sha256.Sum256(body)
 	f := &staticFile{body: body, ctype: ctype, hash: hex.EncodeToString(sum[:8])}
 	f.tag = `"` + f.hash + `"`
+	f.gzTag = `"` + f.hash + `-gz"`
+	f.gz = sync.OnceValue(func() []byte { return gzipped(body) })
+	return f
+}
+
+// gzipped is body compressed with gzip at its best compression.
+func gzipped(body []byte) []byte {
 	var b bytes.Buffer
 	zw, err := gzip.NewWriterLevel(&b, gzip.BestCompression)
 	if err == nil {
@@ -160,9 +172,7 @@ func newStaticFile(body []byte, ctype string) *staticFile {
 	if err != nil {
 		panic("middleware: compressing a static file: " + err.Error()) // writes to memory do not fail
 	}
-	f.gz = b.Bytes()
-	f.gzTag = `"` + f.hash + `-gz"`
-	return f
+	return b.Bytes()
 }
 
 // acceptsGzip reports whether the Accept-Encoding of r allows gzip
@@ -212,7 +222,7 @@ func (f *staticFile) handler() http.Handler {
 		}
 		body, tag := f.body, f.tag
 		if acceptsGzip(r) {
-			body, tag = f.gz, f.gzTag
+			body, tag = f.gz(), f.gzTag
 			h.Set("Content-Encoding", "gzip")
 		}
 		h.Set("ETag", tag)

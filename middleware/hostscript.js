@@ -180,12 +180,21 @@
   function freshReady(st) {
     if (!st.readyD || st.readyD.settled) st.readyD = deferred();
   }
-  function frameError(reason, status, message) {
+  function kitError(name, reason, status, message) {
     var err = new Error("embedkit: " + message);
-    err.name = "EmbedkitFrameError";
+    err.name = name;
     err.reason = reason;
     if (status !== void 0) err.status = status;
     return err;
+  }
+  function frameError(reason, status, message) {
+    return kitError("EmbedkitFrameError", reason, status, message);
+  }
+  function rejectReloads(r, reason, status, message) {
+    var err = kitError("EmbedkitReloadError", reason, status, message);
+    r.waiters.forEach(function(w) {
+      w.reject(err);
+    });
   }
   function settleFailure(st, err) {
     freshReady(st);
@@ -228,7 +237,7 @@
       failure: null,
       firstTimer: 0,
       probe: null
-      // the first load's HEAD probe: {timer, ctl}
+      // the first load's HEAD probe: its cancel function
     };
     page.order.forEach(function(key) {
       var v = page.values[key];
@@ -324,7 +333,7 @@
     });
   }
   function emit(st, name, type, payload, surface, timestamp) {
-    var ev = Object.freeze({ name, type, payload: frozen(payload), surface, timestamp });
+    var ev = Object.freeze({ name, type, payload, surface, timestamp });
     [name, "*"].forEach(function(key) {
       var list = st.listeners[key];
       if (!list) return;
@@ -348,23 +357,27 @@
     log("debug", (accepted ? "message accepted: " : "message dropped (" + reason + "): ") + type + " from " + describe(String(event.origin)) + ", " + where);
   }
   function emitKit(st, name, payload) {
-    return emit(st, name, "embedkit:" + name, payload, st.surface, Date.now());
+    return emit(st, name, "embedkit:" + name, frozen(payload), st.surface, Date.now());
+  }
+  function refusal(event, msg) {
+    if (event.origin !== ORIGIN) return "wrong origin";
+    if (!msg || typeof msg !== "object" || msg.source !== SOURCE) return "wrong source";
+    if (msg.direction !== void 0 && msg.direction !== "event") return "wrong direction";
+    if (typeof msg.type !== "string" || !hasOwn.call(EVENTS, msg.type)) return "unknown type";
+    return "";
+  }
+  function debugging() {
+    return debugAll || managed.some(function(m) {
+      return m.el.hasAttribute("data-embedkit-debug");
+    });
   }
   function onMessage(event) {
     var msg = event.data;
-    var st = debugAll || managed.some(function(m) {
-      return m.el.hasAttribute("data-embedkit-debug");
-    }) ? stateOfWindow(event.source) : void 0;
-    var drop = function(reason) {
-      trace(st, false, reason, event, msg);
-    };
-    if (event.origin !== ORIGIN) return drop("wrong origin");
-    if (!msg || typeof msg !== "object" || msg.source !== SOURCE) return drop("wrong source");
-    if (msg.direction !== void 0 && msg.direction !== "event") return drop("wrong direction");
-    if (typeof msg.type !== "string" || !hasOwn.call(EVENTS, msg.type)) return drop("unknown type");
-    if (st === void 0) st = stateOfWindow(event.source);
-    if (!st) return drop("unmanaged frame");
-    trace(st, true, "", event, msg);
+    var reason = refusal(event, msg);
+    var st = reason && !debugging() ? null : stateOfWindow(event.source);
+    if (!reason && !st) reason = "unmanaged frame";
+    trace(st, !reason, reason, event, msg);
+    if (reason) return;
     var payload = frozen(msg.payload && typeof msg.payload === "object" && !Array.isArray(msg.payload) ? msg.payload : {});
     if (typeof msg.surface === "string") st.surface = msg.surface;
     var name = EVENTS[msg.type];
@@ -463,43 +476,35 @@
     var live = function() {
       return st.state === "loading" && !st.remint && states.get(st.el) === st;
     };
-    var ctl = typeof AbortController === "function" ? new AbortController() : null;
-    var timer = setTimeout(function() {
-      st.probe = null;
-      if (ctl) ctl.abort();
-      if (live()) loadFailed(st, "unavailable", void 0, waited + ", and the frame endpoint did not answer");
-    }, REQUEST_TIMEOUT_MS);
-    var init = { method: "HEAD", credentials: "same-origin", redirect: "manual", cache: "no-store" };
-    if (ctl) init.signal = ctl.signal;
-    st.probe = { timer, ctl };
-    var answered;
-    try {
-      answered = fetch(url.href, init);
-    } catch (err) {
-      answered = Promise.reject(err);
-    }
-    answered.then(function(res) {
-      clearTimeout(timer);
+    st.probe = timedFetch(url.href, headInit(), function(res) {
       st.probe = null;
       if (!live()) return;
       checkKitVersion(header(res, "Embedkit-Version"), st);
       var status = res.status;
       var said = waited + "; the frame endpoint answered " + (res.type === "opaqueredirect" ? "a redirect" : status);
-      if (res.type === "opaqueredirect" || status === 401) {
-        loadFailed(st, "signed-out", 401, said);
-      } else if (status === 403) {
-        loadFailed(st, "refused-origin", 403, said);
-      } else if (status >= 500 || status === 408 || status === 429) {
-        loadFailed(st, "unavailable", status, said);
-      } else if (status >= 400) {
-        loadFailed(st, "rejected", status, said);
-      } else {
-        loadFailed(st, "never-ready", void 0, said + ", so the embed itself was blocked or failed (a Content-Security-Policy or X-Frame-Options, for example)");
+      switch (classify(res)) {
+        case "signed-out":
+          loadFailed(st, "signed-out", 401, said);
+          break;
+        case "refused-origin":
+          loadFailed(st, "refused-origin", 403, said);
+          break;
+        case "unavailable":
+          loadFailed(st, "unavailable", status, said);
+          break;
+        case "rejected":
+          loadFailed(st, "rejected", status, said);
+          break;
+        default:
+          loadFailed(st, "never-ready", void 0, said + ", so the embed itself was blocked or failed (a Content-Security-Policy or X-Frame-Options, for example)");
       }
     }, function() {
-      clearTimeout(timer);
       st.probe = null;
       if (live()) loadFailed(st, "unavailable", void 0, waited + ", and the frame endpoint could not be reached");
+    }, function(cancel) {
+      st.probe = null;
+      cancel();
+      if (live()) loadFailed(st, "unavailable", void 0, waited + ", and the frame endpoint did not answer");
     });
   }
   function loadFailed(st, reason, status, message) {
@@ -595,26 +600,21 @@
     if (wait > 0 && r.due <= Date.now() + wait) return;
     clearTimeout(r.timer);
     r.timer = 0;
-    if (wait > 0) {
-      r.due = Date.now() + wait;
-      r.timer = setTimeout(function() {
-        r.timer = 0;
-        attempt(st);
-      }, wait);
-    } else {
+    attempt(st);
+  }
+  function retryIn(st, r, delay) {
+    r.due = Date.now() + delay;
+    r.timer = setTimeout(function() {
+      r.timer = 0;
       attempt(st);
-    }
+    }, delay);
   }
   function attempt(st) {
     var r = st.remint;
     if (!r || r.phase !== "wait") return;
     var wait = st.lastAttemptAt + MIN_ATTEMPT_GAP_MS - Date.now();
     if (wait > 0) {
-      r.due = Date.now() + wait;
-      r.timer = setTimeout(function() {
-        r.timer = 0;
-        attempt(st);
-      }, wait);
+      retryIn(st, r, wait);
       return;
     }
     if (!connected(st.el)) {
@@ -632,55 +632,81 @@
       viaSessionEndpoint(st, r);
     }
   }
+  function timedFetch(url, init, answered, failed, late) {
+    var ctl = typeof AbortController === "function" ? new AbortController() : null;
+    if (ctl) init.signal = ctl.signal;
+    var timer = setTimeout(function() {
+      late(cancel);
+    }, REQUEST_TIMEOUT_MS);
+    function cancel() {
+      clearTimeout(timer);
+      if (ctl) ctl.abort();
+    }
+    var p;
+    try {
+      p = fetch(url, init);
+    } catch (err) {
+      p = Promise.reject(err);
+    }
+    p.then(function(res) {
+      clearTimeout(timer);
+      answered(res);
+    }, function() {
+      clearTimeout(timer);
+      failed();
+    });
+    return cancel;
+  }
+  function headInit() {
+    return { method: "HEAD", credentials: "same-origin", redirect: "manual", cache: "no-store" };
+  }
   function request(st, r, what, url, init, done) {
     var n = r.attempt;
     var live = function() {
       return st.remint === r && r.attempt === n && r.phase === "request";
     };
-    var ctl = typeof AbortController === "function" ? new AbortController() : null;
-    if (ctl) init.signal = ctl.signal;
-    var timer = setTimeout(function() {
+    r.cancel = timedFetch(url, init, function(res) {
       if (!live()) return;
-      r.cancel = null;
-      if (ctl) ctl.abort();
-      fail(st, "network", void 0, what + " did not answer within " + REQUEST_TIMEOUT_MS / 1e3 + " s");
-    }, REQUEST_TIMEOUT_MS);
-    r.cancel = function() {
-      clearTimeout(timer);
-      if (ctl) ctl.abort();
-    };
-    var answered;
-    try {
-      answered = fetch(url, init);
-    } catch (err) {
-      answered = Promise.reject(err);
-    }
-    answered.then(function(res) {
-      if (!live()) return;
-      clearTimeout(timer);
       r.cancel = null;
       done(res, live);
     }, function() {
       if (!live()) return;
-      clearTimeout(timer);
       r.cancel = null;
       fail(st, "network", void 0, "network error reaching " + what);
+    }, function(cancel) {
+      if (!live()) return;
+      r.cancel = null;
+      cancel();
+      fail(st, "network", void 0, what + " did not answer within " + REQUEST_TIMEOUT_MS / 1e3 + " s");
     });
+  }
+  function classify(res) {
+    var status = res.status;
+    if (res.type === "opaqueredirect" || status === 401) return "signed-out";
+    if (status >= 200 && status < 300) return "ok";
+    if (status === 403) return "refused-origin";
+    if (status >= 500 || status === 408 || status === 429) return "unavailable";
+    if (status >= 400) return "rejected";
+    return "unexpected";
   }
   function judge(st, res, what) {
     var status = res.status;
-    if (res.type === "opaqueredirect" || status === 401) {
-      ended(st);
-      return true;
-    }
-    if (status >= 200 && status < 300) return false;
     var message = what + " answered " + status;
-    if (status >= 500 || status === 408 || status === 429) {
-      fail(st, "hard", status, message, retryAfter(res));
-    } else if (status >= 400) {
-      giveUp(st, status, message);
-    } else {
-      fail(st, "hard", status, message);
+    switch (classify(res)) {
+      case "ok":
+        return false;
+      case "signed-out":
+        ended(st);
+        break;
+      case "unavailable":
+        fail(st, "hard", status, message, retryAfter(res));
+        break;
+      case "refused-origin":
+      case "rejected":
+        giveUp(st, status, message);
+        break;
+      default:
+        fail(st, "hard", status, message);
     }
     return true;
   }
@@ -693,12 +719,7 @@
     return Math.min(BACKOFF_MAX_MS, s);
   }
   function probe(st, r, src, url) {
-    request(st, r, "the frame endpoint", url, {
-      method: "HEAD",
-      credentials: "same-origin",
-      redirect: "manual",
-      cache: "no-store"
-    }, function(res) {
+    request(st, r, "the frame endpoint", url, headInit(), function(res) {
       checkKitVersion(header(res, "Embedkit-Version"), st);
       if (judge(st, res, "the frame endpoint")) return;
       load(st, r, function() {
@@ -777,11 +798,7 @@
     }
     var delay = Math.max(backoff(r.failures), minDelay || 0);
     r.phase = "wait";
-    r.due = Date.now() + delay;
-    r.timer = setTimeout(function() {
-      r.timer = 0;
-      attempt(st);
-    }, delay);
+    retryIn(st, r, delay);
     emitKit(st, "renew-failed", failure(status, message, r.attempt, delay));
   }
   function failure(status, message, n, retryInMs) {
@@ -796,13 +813,7 @@
     var r = st.remint;
     finish(st, r);
     emitKit(st, "renew-failed", failure(status, message, r.attempt, null));
-    var err = new Error("embedkit: the frame could not be renewed: " + message);
-    err.name = "EmbedkitReloadError";
-    err.reason = "renew-failed";
-    if (status !== void 0) err.status = status;
-    r.waiters.forEach(function(w) {
-      w.reject(err);
-    });
+    rejectReloads(r, "renew-failed", status, "the frame could not be renewed: " + message);
     setState(st, "failed");
     settleFailure(st, frameError("renew-failed", status, "the frame could not be renewed: " + message));
   }
@@ -811,13 +822,7 @@
     finish(st, r);
     st.ended = true;
     emitKit(st, "session-ended", { status: 401 });
-    var err = new Error("embedkit: the viewer is signed out");
-    err.name = "EmbedkitReloadError";
-    err.reason = "session-ended";
-    err.status = 401;
-    r.waiters.forEach(function(w) {
-      w.reject(err);
-    });
+    rejectReloads(r, "session-ended", 401, "the viewer is signed out");
     setState(st, "ended");
     settleFailure(st, frameError("session-ended", 401, "the viewer is signed out"));
   }
@@ -1214,7 +1219,7 @@
         }
         for (var i = 0; i < rec.addedNodes.length; i++) {
           var n = rec.addedNodes[i];
-          if (n.nodeType === 1 && (n.localName === "iframe" || n.querySelector && n.querySelector("iframe"))) rescan = true;
+          if (n.nodeType === 1 && (n.localName === "iframe" && n.hasAttribute("data-embedkit") || n.querySelector && n.querySelector("iframe[data-embedkit]"))) rescan = true;
         }
         for (var j = 0; j < rec.removedNodes.length; j++) {
           if (rec.removedNodes[j].nodeType === 1) removed = true;
@@ -1362,20 +1367,14 @@
     st.renewTimer = st.firstTimer = 0;
     st.renewDue = 0;
     if (st.probe) {
-      clearTimeout(st.probe.timer);
-      if (st.probe.ctl) st.probe.ctl.abort();
+      st.probe();
       st.probe = null;
     }
     var err = frameError("released", void 0, "the frame was released");
     var r = st.remint;
     if (r) {
       finish(st, r);
-      var reloadErr = new Error("embedkit: the frame was released");
-      reloadErr.name = "EmbedkitReloadError";
-      reloadErr.reason = "released";
-      r.waiters.forEach(function(w) {
-        w.reject(reloadErr);
-      });
+      rejectReloads(r, "released", void 0, "the frame was released");
     }
     settleFailure(st, err);
     st.listeners = /* @__PURE__ */ Object.create(null);

@@ -209,12 +209,24 @@ function freshReady(st) {
   if (!st.readyD || st.readyD.settled) st.readyD = deferred();
 }
 
-function frameError(reason, status, message) {
+// kitError is an error of the kind name (EmbedkitFrameError,
+// EmbedkitReloadError) with its reason and, when known, HTTP status.
+function kitError(name, reason, status, message) {
   var err = new Error("embedkit: " + message);
-  err.name = "EmbedkitFrameError";
+  err.name = name;
   err.reason = reason;
   if (status !== undefined) err.status = status;
   return err;
+}
+
+function frameError(reason, status, message) {
+  return kitError("EmbedkitFrameError", reason, status, message);
+}
+
+// rejectReloads rejects the reload() promises that wait on renewal r.
+function rejectReloads(r, reason, status, message) {
+  var err = kitError("EmbedkitReloadError", reason, status, message);
+  r.waiters.forEach(function (w) { w.reject(err); });
 }
 
 // settleFailure rejects what waits on a frame that ended or failed.
@@ -254,7 +266,7 @@ function manage(el) {
     waits: [], // posted navigate and refresh actions waiting for their event
     failure: null,
     firstTimer: 0,
-    probe: null // the first load's HEAD probe: {timer, ctl}
+    probe: null // the first load's HEAD probe: its cancel function
   };
   page.order.forEach(function (key) {
     var v = page.values[key];
@@ -379,8 +391,10 @@ function replay(st) {
 
 // ---- events ---------------------------------------------------------------
 
+// emit hands an event to st's listeners and dispatches it on the iframe;
+// payload is already a frozen copy (frozen), which listeners share.
 function emit(st, name, type, payload, surface, timestamp) {
-  var ev = Object.freeze({ name: name, type: type, payload: frozen(payload), surface: surface, timestamp: timestamp });
+  var ev = Object.freeze({ name: name, type: type, payload: payload, surface: surface, timestamp: timestamp });
   [name, "*"].forEach(function (key) {
     var list = st.listeners[key];
     if (!list) return;
@@ -410,22 +424,33 @@ function trace(st, accepted, reason, event, msg) {
 }
 
 function emitKit(st, name, payload) {
-  return emit(st, name, "embedkit:" + name, payload, st.surface, Date.now());
+  return emit(st, name, "embedkit:" + name, frozen(payload), st.surface, Date.now());
+}
+
+// refusal says why msg, with event's origin, is not a platform event, or
+// "" when it is one.
+function refusal(event, msg) {
+  if (event.origin !== ORIGIN) return "wrong origin";
+  if (!msg || typeof msg !== "object" || msg.source !== SOURCE) return "wrong source";
+  if (msg.direction !== undefined && msg.direction !== "event") return "wrong direction";
+  if (typeof msg.type !== "string" || !hasOwn.call(EVENTS, msg.type)) return "unknown type";
+  return "";
+}
+
+// debugging reports whether debug mode is on for any managed frame.
+function debugging() {
+  return debugAll || managed.some(function (m) { return m.el.hasAttribute("data-embedkit-debug"); });
 }
 
 function onMessage(event) {
   var msg = event.data;
-  // In debug mode the frame is looked up first, to name it in the log.
-  var st = debugAll || managed.some(function (m) { return m.el.hasAttribute("data-embedkit-debug"); })
-    ? stateOfWindow(event.source) : undefined;
-  var drop = function (reason) { trace(st, false, reason, event, msg); };
-  if (event.origin !== ORIGIN) return drop("wrong origin");
-  if (!msg || typeof msg !== "object" || msg.source !== SOURCE) return drop("wrong source");
-  if (msg.direction !== undefined && msg.direction !== "event") return drop("wrong direction");
-  if (typeof msg.type !== "string" || !hasOwn.call(EVENTS, msg.type)) return drop("unknown type");
-  if (st === undefined) st = stateOfWindow(event.source);
-  if (!st) return drop("unmanaged frame");
-  trace(st, true, "", event, msg);
+  var reason = refusal(event, msg);
+  // A refused message's frame is looked up only in debug mode, to name
+  // it in the log.
+  var st = reason && !debugging() ? null : stateOfWindow(event.source);
+  if (!reason && !st) reason = "unmanaged frame";
+  trace(st, !reason, reason, event, msg);
+  if (reason) return;
   // The kit decides on its own copy, read before any listener runs.
   var payload = frozen(msg.payload && typeof msg.payload === "object" && !Array.isArray(msg.payload) ? msg.payload : {});
   if (typeof msg.surface === "string") st.surface = msg.surface;
@@ -546,44 +571,36 @@ function firstLoadTimeout(st) {
     return;
   }
   var live = function () { return st.state === "loading" && !st.remint && states.get(st.el) === st; };
-  var ctl = typeof AbortController === "function" ? new AbortController() : null;
-  var timer = setTimeout(function () {
-    st.probe = null;
-    if (ctl) ctl.abort();
-    if (live()) loadFailed(st, "unavailable", undefined, waited + ", and the frame endpoint did not answer");
-  }, REQUEST_TIMEOUT_MS);
-  var init = { method: "HEAD", credentials: "same-origin", redirect: "manual", cache: "no-store" };
-  if (ctl) init.signal = ctl.signal;
-  st.probe = { timer: timer, ctl: ctl };
-  var answered;
-  try {
-    answered = fetch(url.href, init);
-  } catch (err) {
-    answered = Promise.reject(err);
-  }
-  answered.then(function (res) {
-    clearTimeout(timer);
+  st.probe = timedFetch(url.href, headInit(), function (res) {
     st.probe = null;
     if (!live()) return;
     checkKitVersion(header(res, "Embedkit-Version"), st);
     var status = res.status;
     var said = waited + "; the frame endpoint answered " + (res.type === "opaqueredirect" ? "a redirect" : status);
-    if (res.type === "opaqueredirect" || status === 401) {
-      loadFailed(st, "signed-out", 401, said);
-    } else if (status === 403) {
-      loadFailed(st, "refused-origin", 403, said);
-    } else if (status >= 500 || status === 408 || status === 429) {
-      loadFailed(st, "unavailable", status, said);
-    } else if (status >= 400) {
-      loadFailed(st, "rejected", status, said);
-    } else {
-      loadFailed(st, "never-ready", undefined, said + ", so the embed itself was blocked or failed " +
-        "(a Content-Security-Policy or X-Frame-Options, for example)");
+    switch (classify(res)) {
+      case "signed-out":
+        loadFailed(st, "signed-out", 401, said);
+        break;
+      case "refused-origin":
+        loadFailed(st, "refused-origin", 403, said);
+        break;
+      case "unavailable":
+        loadFailed(st, "unavailable", status, said);
+        break;
+      case "rejected":
+        loadFailed(st, "rejected", status, said);
+        break;
+      default:
+        loadFailed(st, "never-ready", undefined, said + ", so the embed itself was blocked or failed " +
+          "(a Content-Security-Policy or X-Frame-Options, for example)");
     }
   }, function () {
-    clearTimeout(timer);
     st.probe = null;
     if (live()) loadFailed(st, "unavailable", undefined, waited + ", and the frame endpoint could not be reached");
+  }, function (cancel) {
+    st.probe = null;
+    cancel();
+    if (live()) loadFailed(st, "unavailable", undefined, waited + ", and the frame endpoint did not answer");
   });
 }
 
@@ -693,12 +710,13 @@ function runSoon(st) {
   if (wait > 0 && r.due <= Date.now() + wait) return;
   clearTimeout(r.timer);
   r.timer = 0;
-  if (wait > 0) {
-    r.due = Date.now() + wait;
-    r.timer = setTimeout(function () { r.timer = 0; attempt(st); }, wait);
-  } else {
-    attempt(st);
-  }
+  attempt(st); // which waits out the gap itself
+}
+
+// retryIn runs st's attempt after delay.
+function retryIn(st, r, delay) {
+  r.due = Date.now() + delay;
+  r.timer = setTimeout(function () { r.timer = 0; attempt(st); }, delay);
 }
 
 function attempt(st) {
@@ -706,8 +724,7 @@ function attempt(st) {
   if (!r || r.phase !== "wait") return;
   var wait = st.lastAttemptAt + MIN_ATTEMPT_GAP_MS - Date.now();
   if (wait > 0) {
-    r.due = Date.now() + wait;
-    r.timer = setTimeout(function () { r.timer = 0; attempt(st); }, wait);
+    retryIn(st, r, wait);
     return;
   }
   if (!connected(st.el)) {
@@ -726,60 +743,96 @@ function attempt(st) {
   }
 }
 
+// timedFetch fetches url with init and calls answered(res), or failed()
+// on a network error, or late(cancel) when no answer came within
+// REQUEST_TIMEOUT_MS. It returns cancel, which stops the timer and aborts
+// the fetch.
+function timedFetch(url, init, answered, failed, late) {
+  var ctl = typeof AbortController === "function" ? new AbortController() : null;
+  if (ctl) init.signal = ctl.signal;
+  var timer = setTimeout(function () { late(cancel); }, REQUEST_TIMEOUT_MS);
+  function cancel() {
+    clearTimeout(timer);
+    if (ctl) ctl.abort();
+  }
+  var p;
+  try {
+    p = fetch(url, init);
+  } catch (err) {
+    p = Promise.reject(err);
+  }
+  p.then(function (res) {
+    clearTimeout(timer);
+    answered(res);
+  }, function () {
+    clearTimeout(timer);
+    failed();
+  });
+  return cancel;
+}
+
+// headInit is the fetch init of a HEAD request to the frame endpoint,
+// which checks the viewer without minting.
+function headInit() {
+  return { method: "HEAD", credentials: "same-origin", redirect: "manual", cache: "no-store" };
+}
+
 // request fetches with a timeout and calls done(res) or fail; a late
 // answer to a superseded attempt is dropped.
 function request(st, r, what, url, init, done) {
   var n = r.attempt;
   var live = function () { return st.remint === r && r.attempt === n && r.phase === "request"; };
-  var ctl = typeof AbortController === "function" ? new AbortController() : null;
-  if (ctl) init.signal = ctl.signal;
-  var timer = setTimeout(function () {
+  r.cancel = timedFetch(url, init, function (res) {
     if (!live()) return;
-    r.cancel = null;
-    if (ctl) ctl.abort();
-    fail(st, "network", undefined, what + " did not answer within " + REQUEST_TIMEOUT_MS / 1000 + " s");
-  }, REQUEST_TIMEOUT_MS);
-  r.cancel = function () {
-    clearTimeout(timer);
-    if (ctl) ctl.abort();
-  };
-  var answered;
-  try {
-    answered = fetch(url, init);
-  } catch (err) {
-    answered = Promise.reject(err);
-  }
-  answered.then(function (res) {
-    if (!live()) return;
-    clearTimeout(timer);
     r.cancel = null;
     done(res, live);
   }, function () {
     if (!live()) return;
-    clearTimeout(timer);
     r.cancel = null;
     fail(st, "network", undefined, "network error reaching " + what);
+  }, function (cancel) {
+    if (!live()) return;
+    r.cancel = null;
+    cancel();
+    fail(st, "network", undefined, what + " did not answer within " + REQUEST_TIMEOUT_MS / 1000 + " s");
   });
+}
+
+// classify names what the frame or session endpoint's answer says:
+// "signed-out" (401, or a redirect, which is the login page for browsers
+// that send no fetch metadata), "refused-origin" (403), "unavailable"
+// (5xx, 408 or 429: try again later), "rejected" (another 4xx), "ok"
+// (2xx) or "unexpected" (anything else).
+function classify(res) {
+  var status = res.status;
+  if (res.type === "opaqueredirect" || status === 401) return "signed-out";
+  if (status >= 200 && status < 300) return "ok";
+  if (status === 403) return "refused-origin";
+  if (status >= 500 || status === 408 || status === 429) return "unavailable";
+  if (status >= 400) return "rejected";
+  return "unexpected";
 }
 
 // judge handles the answers the frame and session endpoints share and
 // reports whether it did.
 function judge(st, res, what) {
   var status = res.status;
-  if (res.type === "opaqueredirect" || status === 401) {
-    // A redirect is the login page for browsers that send no fetch
-    // metadata: the viewer is signed out, as with 401.
-    ended(st);
-    return true;
-  }
-  if (status >= 200 && status < 300) return false;
   var message = what + " answered " + status;
-  if (status >= 500 || status === 408 || status === 429) {
-    fail(st, "hard", status, message, retryAfter(res));
-  } else if (status >= 400) {
-    giveUp(st, status, message);
-  } else {
-    fail(st, "hard", status, message);
+  switch (classify(res)) {
+    case "ok":
+      return false;
+    case "signed-out":
+      ended(st);
+      break;
+    case "unavailable":
+      fail(st, "hard", status, message, retryAfter(res));
+      break;
+    case "refused-origin":
+    case "rejected":
+      giveUp(st, status, message);
+      break;
+    default:
+      fail(st, "hard", status, message);
   }
   return true;
 }
@@ -797,9 +850,7 @@ function retryAfter(res) {
 // probe asks the same-origin frame endpoint with HEAD, which checks the
 // viewer without minting, before loading the frame through it again.
 function probe(st, r, src, url) {
-  request(st, r, "the frame endpoint", url, {
-    method: "HEAD", credentials: "same-origin", redirect: "manual", cache: "no-store"
-  }, function (res) {
+  request(st, r, "the frame endpoint", url, headInit(), function (res) {
     checkKitVersion(header(res, "Embedkit-Version"), st);
     if (judge(st, res, "the frame endpoint")) return;
     // Setting src, even to the same value, loads the frame again; the
@@ -881,8 +932,7 @@ function fail(st, kind, status, message, minDelay) {
   }
   var delay = Math.max(backoff(r.failures), minDelay || 0);
   r.phase = "wait";
-  r.due = Date.now() + delay;
-  r.timer = setTimeout(function () { r.timer = 0; attempt(st); }, delay);
+  retryIn(st, r, delay);
   emitKit(st, "renew-failed", failure(status, message, r.attempt, delay));
 }
 
@@ -899,11 +949,7 @@ function giveUp(st, status, message) {
   var r = st.remint;
   finish(st, r);
   emitKit(st, "renew-failed", failure(status, message, r.attempt, null));
-  var err = new Error("embedkit: the frame could not be renewed: " + message);
-  err.name = "EmbedkitReloadError";
-  err.reason = "renew-failed";
-  if (status !== undefined) err.status = status;
-  r.waiters.forEach(function (w) { w.reject(err); });
+  rejectReloads(r, "renew-failed", status, "the frame could not be renewed: " + message);
   setState(st, "failed");
   settleFailure(st, frameError("renew-failed", status, "the frame could not be renewed: " + message));
 }
@@ -913,11 +959,7 @@ function ended(st) {
   finish(st, r);
   st.ended = true;
   emitKit(st, "session-ended", { status: 401 });
-  var err = new Error("embedkit: the viewer is signed out");
-  err.name = "EmbedkitReloadError";
-  err.reason = "session-ended";
-  err.status = 401;
-  r.waiters.forEach(function (w) { w.reject(err); });
+  rejectReloads(r, "session-ended", 401, "the viewer is signed out");
   setState(st, "ended");
   settleFailure(st, frameError("session-ended", 401, "the viewer is signed out"));
 }
@@ -1384,7 +1426,10 @@ function observe() {
       }
       for (var i = 0; i < rec.addedNodes.length; i++) {
         var n = rec.addedNodes[i];
-        if (n.nodeType === 1 && (n.localName === "iframe" || (n.querySelector && n.querySelector("iframe")))) rescan = true;
+        // Only a frame to manage calls for a scan; an iframe that gets
+        // data-embedkit later is found by its attribute's change.
+        if (n.nodeType === 1 && ((n.localName === "iframe" && n.hasAttribute("data-embedkit")) ||
+            (n.querySelector && n.querySelector("iframe[data-embedkit]")))) rescan = true;
       }
       for (var j = 0; j < rec.removedNodes.length; j++) {
         if (rec.removedNodes[j].nodeType === 1) removed = true;
@@ -1583,18 +1628,14 @@ export function release(frameOrElement) {
   st.renewTimer = st.firstTimer = 0;
   st.renewDue = 0;
   if (st.probe) {
-    clearTimeout(st.probe.timer);
-    if (st.probe.ctl) st.probe.ctl.abort();
+    st.probe();
     st.probe = null;
   }
   var err = frameError("released", undefined, "the frame was released");
   var r = st.remint;
   if (r) {
     finish(st, r);
-    var reloadErr = new Error("embedkit: the frame was released");
-    reloadErr.name = "EmbedkitReloadError";
-    reloadErr.reason = "released";
-    r.waiters.forEach(function (w) { w.reject(reloadErr); });
+    rejectReloads(r, "released", undefined, "the frame was released");
   }
   settleFailure(st, err);
   st.listeners = Object.create(null);
