@@ -107,7 +107,7 @@ func NewMetrics(opts ...Option) (*Metrics, error) {
 	var errs []error
 	check := func(name string, err error) {
 		if err != nil {
-			errs = append(errs, fmt.Errorf("otel: creating instrument %s: %w", name, err))
+			errs = append(errs, fmt.Errorf("ekotel: creating instrument %s: %w", name, err))
 		}
 	}
 	var err error

@@ -422,7 +422,7 @@ func TestNewMetricsInstrumentError(t *testing.T) {
 		t.Errorf("error %v does not wrap the provider's", err)
 	}
 	msg := err.Error()
-	for _, want := range []string{"otel: ", MetricRevokes, MetricRevokeQueueLength} {
+	for _, want := range []string{"ekotel: ", MetricRevokes, MetricRevokeQueueLength} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("error %q does not name %q", msg, want)
 		}

@@ -343,8 +343,8 @@ func TestNewPanicsOnBadOptions(t *testing.T) {
 			defer func() {
 				r := recover()
 				msg, _ := r.(string)
-				if !strings.HasPrefix(msg, "prometheus: ") || !strings.Contains(msg, tt.want) {
-					t.Errorf("New panicked with %v, want a message starting with %q and containing %q", r, "prometheus: ", tt.want)
+				if !strings.HasPrefix(msg, "ekprom: ") || !strings.Contains(msg, tt.want) {
+					t.Errorf("New panicked with %v, want a message starting with %q and containing %q", r, "ekprom: ", tt.want)
 				}
 			}()
 			ekprom.New(tt.opt)

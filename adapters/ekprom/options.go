@@ -96,16 +96,16 @@ func newConfig(opts []Option) config {
 		}
 	}
 	if !namePattern.MatchString(c.namespace) {
-		panic(fmt.Sprintf("prometheus: WithNamespace(%q): a namespace is made of [a-zA-Z0-9_] and does not start with a digit", c.namespace))
+		panic(fmt.Sprintf("ekprom: WithNamespace(%q): a namespace is made of [a-zA-Z0-9_] and does not start with a digit", c.namespace))
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.constLabels)) {
 		switch {
 		case !namePattern.MatchString(name):
-			panic(fmt.Sprintf("prometheus: WithConstLabels: label name %q is not made of [a-zA-Z0-9_] or starts with a digit", name))
+			panic(fmt.Sprintf("ekprom: WithConstLabels: label name %q is not made of [a-zA-Z0-9_] or starts with a digit", name))
 		case strings.HasPrefix(name, "__"):
-			panic(fmt.Sprintf("prometheus: WithConstLabels: label name %q starts with __, which Prometheus reserves", name))
+			panic(fmt.Sprintf("ekprom: WithConstLabels: label name %q starts with __, which Prometheus reserves", name))
 		case name == OutcomeLabel:
-			panic(fmt.Sprintf("prometheus: WithConstLabels: label name %q is the variable label of the counters and histograms", name))
+			panic(fmt.Sprintf("ekprom: WithConstLabels: label name %q is the variable label of the counters and histograms", name))
 		}
 	}
 	if c.buckets == nil {
@@ -114,7 +114,7 @@ func newConfig(opts []Option) config {
 	for i := 1; i < len(c.buckets); i++ {
 		// Written so that a NaN fails too.
 		if !(c.buckets[i] > c.buckets[i-1]) {
-			panic(fmt.Sprintf("prometheus: WithBuckets: bounds must be strictly increasing, but [%d] = %g follows %g", i, c.buckets[i], c.buckets[i-1]))
+			panic(fmt.Sprintf("ekprom: WithBuckets: bounds must be strictly increasing, but [%d] = %g follows %g", i, c.buckets[i], c.buckets[i-1]))
 		}
 	}
 	return c
