@@ -6,8 +6,10 @@ package testbrowser
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"testing"
 	"time"
 
@@ -16,6 +18,43 @@ import (
 
 // EnvPath is the environment variable naming the Chromium to run.
 const EnvPath = "EMBEDKIT_CHROMIUM"
+
+// EnvSlowdown is the environment variable that scales every browser
+// step's deadline (Step): a number of at least 1, such as 3 on a machine
+// that runs other browser work beside the tests.
+const EnvSlowdown = "EMBEDKIT_TEST_SLOWDOWN"
+
+// DefaultStep is the deadline of one browser step (a navigation, a
+// sign-in, a wait for an embed to reach a state) before EnvSlowdown
+// scales it. A step waits on an event, not on the clock, so the deadline
+// costs nothing while the step succeeds: it only bounds a step that will
+// never end. It is generous because a two-core machine that runs several
+// Chromium instances and the race detector at once has taken over 20 s
+// for a step that alone takes 3 s.
+const DefaultStep = 60 * time.Second
+
+// Step returns d scaled by $EMBEDKIT_TEST_SLOWDOWN (1 when unset). A
+// value that is not a number of at least 1 panics, naming the variable:
+// a misspelt slowdown must not quietly shorten every deadline.
+func Step(d time.Duration) time.Duration {
+	f, err := slowdown(os.Getenv(EnvSlowdown))
+	if err != nil {
+		panic(err)
+	}
+	return time.Duration(float64(d) * f)
+}
+
+// slowdown parses a value of EnvSlowdown.
+func slowdown(v string) (float64, error) {
+	if v == "" {
+		return 1, nil
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || !(f >= 1 && f <= 100) {
+		return 0, fmt.Errorf("testbrowser: %s=%q: must be a number from 1 to 100", EnvSlowdown, v)
+	}
+	return f, nil
+}
 
 // Path returns the browser to run: $EMBEDKIT_CHROMIUM, else chromium on
 // PATH. Without one it fails tb, naming what to install: a browser test

@@ -26,8 +26,9 @@ import (
 )
 
 // stepTimeout bounds every browser step: a navigation, a sign-in, a wait
-// for the embed to reach a state.
-const stepTimeout = 20 * time.Second
+// for the embed to reach a state (testbrowser.Step: generous, since a
+// step waits on an event and only a stuck one meets it).
+var stepTimeout = testbrowser.Step(testbrowser.DefaultStep)
 
 // pollEvery is how often the helpers read DOM state while they wait.
 const pollEvery = 100 * time.Millisecond

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -529,6 +530,22 @@ func readmeHTML(t *testing.T) []string {
 	return out
 }
 
+// frameStatesJS is a JavaScript expression: the data-embedkit-state of
+// every managed iframe of the page, in document order.
+const frameStatesJS = `Array.from(document.querySelectorAll("iframe[data-embedkit]"), (f) => f.getAttribute("data-embedkit-state"))`
+
+// pendingStates reads the frame states of tab for a failure message, within
+// a short deadline of its own (the step's may be spent).
+func pendingStates(tab context.Context) string {
+	ctx, cancel := context.WithTimeout(tab, 5*time.Second)
+	defer cancel()
+	states, err := chromedp.Run(ctx, chromedp.Evaluate[string](`JSON.stringify(`+frameStatesJS+`)`))
+	if err != nil {
+		return fmt.Sprintf("(could not be read: %v)", err)
+	}
+	return states
+}
+
 // TestReadmeHTMLInBrowser loads every HTML snippet of the README ("Embedding
 // in ten lines" and "The host page") as a page of a host app with the kit, and checks that each
 // frame it declares becomes ready.
@@ -548,12 +565,11 @@ func TestReadmeHTMLInBrowser(t *testing.T) {
 			step, stop := context.WithTimeout(ctx, stepTimeout)
 			defer stop()
 			states, err := chromedp.Run(step, chromedp.Poll[string](`(() => {
-  const frames = Array.from(document.querySelectorAll("iframe[data-embedkit]"));
-  const states = frames.map((f) => f.getAttribute("data-embedkit-state"));
-  return frames.length > 0 && states.every((s) => s === "ready" || s === "failed" || s === "ended") && JSON.stringify(states);
+  const states = `+frameStatesJS+`;
+  return states.length > 0 && states.every((s) => s === "ready" || s === "failed" || s === "ended") && JSON.stringify(states);
 })()`, chromedp.WithPollingInterval(pollEvery)))
 			if err != nil {
-				t.Fatalf("the snippet's frames did not settle: %v", err)
+				t.Fatalf("the snippet's frames did not settle within %s: %v; frame states then: %s", stepTimeout, err, pendingStates(ctx))
 			}
 			var got []string
 			if err := json.Unmarshal([]byte(states), &got); err != nil {
