@@ -400,7 +400,10 @@ func (k *Kit) FrameHandler() http.Handler {
 // rows", that shows every project's data. Mark the targets resolve
 // returns Target.RouteScoped: FrameHandler, SessionHandler and
 // AllowAnyDashboard then refuse that dashboard (404), and only routes
-// like this one serve it.
+// like this one serve it. That stops the kit's endpoints only: a session
+// grants its whole deployment, so the embed's own navigation reaches the
+// dashboard from any plain embed, without the route's key. Write the data
+// model's access policy to deny rows when the key is missing.
 func (k *Kit) FrameFunc(resolve func(r *http.Request, v *Viewer) (Target, error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		v, ok := k.frameViewer(w, r)
