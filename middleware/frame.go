@@ -39,7 +39,8 @@ func (f frame) String() string {
 // as it renders: the recommended way to embed (the README's default),
 // because it is the fastest to a live dashboard, one browser round trip
 // shorter than FrameHandler as the src (docs/performance.md). Every
-// render mints. The URL works once, within five minutes, so FrameURL
+// render mints, except that of a page reached from another site (below).
+// The URL works once, within five minutes, so FrameURL
 // marks the response Cache-Control: no-store: no cache keeps the page, and
 // a reload, a second tab or a visit back renders it again, with a new
 // session. Give the iframe data-embedkit-target (the name t is registered
@@ -68,7 +69,7 @@ func (f frame) String() string {
 // bound revoke their open embeds. For such a request FrameURL returns the
 // frame endpoint's URL of t instead (FrameSrc of the name t is registered
 // under, mounted with FrameHandler at Config.Paths.Frame), with the query
-// parameter arrival: the iframe's load is then a same-origin request that
+// parameter ArrivalParam: the iframe's load is then a same-origin request that
 // the frame endpoint checks and mints for, so the link still opens a
 // working dashboard. Those loads draw on a bucket of their own per viewer
 // (10 at once, then one every 2 minutes, off with Config.MintLimit.Off),
@@ -84,9 +85,9 @@ func (f frame) String() string {
 // 16.4) is judged by its Referer: one naming another origin mints
 // nothing, and one naming none mints as before, as a typed address does
 // (with Config.Origins.RequireFetchMetadata, the frame endpoint refuses
-// such a browser, so it gets no frame). Config.Origins.
-// InsecureMintOnCrossSiteNavigation mints for every navigation, as
-// embedkit 0.1.0 did.
+// such a browser, so it gets no frame). Setting
+// Config.Origins.InsecureMintOnCrossSiteNavigation mints for every
+// navigation, as embedkit 0.1.0 did.
 //
 // w is needed by stores that keep ids in a cookie (RequestScoped): call
 // FrameURL before the response header is written. Errors are those of
