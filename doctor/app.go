@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -104,8 +105,15 @@ func writeJSON(w io.Writer, rep *Report) error {
 // or curl. A run mints and revokes probe sessions on the platform, so the
 // handler answers loopback clients only, and only to a Host that names
 // this machine or the address it was reached on, as a defence against DNS
-// rebinding (403 otherwise), and one run at a
-// time (503 with Retry-After while one is under way). The status is 200
+// rebinding (403 otherwise). It refuses a request a web page sent (403),
+// as the emulator's control API does: one whose fetch metadata says
+// another origin sent it (Sec-Fetch-Site other than none or same-origin),
+// or, from a browser without fetch metadata, whose Origin or Referer names
+// another origin. Any page open in a browser on this machine could
+// otherwise start runs with an <img>, each minting and revoking probe
+// sessions. The command, curl and an address typed in the browser send
+// none of these and are answered. It answers one run at a time (503 with
+// Retry-After while one is under way). The status is 200
 // whatever the checks found; the report says which failed. The request
 // neither chooses what is checked nor where the doctor connects: that is
 // cfg's alone.
@@ -128,6 +136,10 @@ func Handler(cfg Config) http.Handler {
 			// this listener from the viewer's browser, but sends its own
 			// name in Host.
 			http.Error(w, "doctor: Host refused: the doctor answers only to a loopback address, localhost or the address it was reached on (a defence against DNS rebinding)", http.StatusForbidden)
+			return
+		}
+		if from, ok := sentByOtherOrigin(r); ok {
+			http.Error(w, "doctor: a request sent by a web page ("+from+") refused: open the doctor's address directly, or use the command or curl", http.StatusForbidden)
 			return
 		}
 		if !running.TryLock() {
@@ -161,4 +173,33 @@ func fromLoopback(r *http.Request) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// sentByOtherOrigin reports whether a web page of another origin sent r,
+// and what said so: its fetch metadata (Sec-Fetch-Site other than none
+// or same-origin), or, from a browser that sends none, an Origin or
+// Referer that names an origin other than http(s)://Host.
+func sentByOtherOrigin(r *http.Request) (string, bool) {
+	switch site := r.Header.Get("Sec-Fetch-Site"); site {
+	case "none", "same-origin":
+		return "", false
+	case "":
+	default:
+		return "Sec-Fetch-Site: " + site, true
+	}
+	own := func(o string) bool {
+		return strings.EqualFold(o, "http://"+r.Host) || strings.EqualFold(o, "https://"+r.Host)
+	}
+	for _, o := range r.Header.Values("Origin") {
+		if !own(o) {
+			return "Origin", true
+		}
+	}
+	if ref := r.Header.Get("Referer"); ref != "" {
+		u, err := url.Parse(ref)
+		if err != nil || !own(u.Scheme+"://"+u.Host) {
+			return "Referer", true
+		}
+	}
+	return "", false
 }

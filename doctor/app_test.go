@@ -193,6 +193,56 @@ func TestHandler(t *testing.T) {
 	embedkittest.AssertRevoked(t, p, DefaultProbeExternalID)
 }
 
+// TestHandlerRefusesWebPages: a request a web page sent (another origin's
+// <img>, link or fetch) is refused before a run, so no probe session is
+// minted; the command, curl and an address typed in the browser are
+// answered.
+func TestHandlerRefusesWebPages(t *testing.T) {
+	tests := []struct {
+		name    string
+		headers map[string]string
+		status  int
+		body    string
+	}{
+		{"cross-site fetch metadata", map[string]string{"Sec-Fetch-Site": "cross-site"}, http.StatusForbidden, "Sec-Fetch-Site: cross-site"},
+		{"same-site fetch metadata (another port of this machine)", map[string]string{"Sec-Fetch-Site": "same-site"}, http.StatusForbidden, "Sec-Fetch-Site: same-site"},
+		{"no fetch metadata, another Origin", map[string]string{"Origin": "https://attacker.example"}, http.StatusForbidden, "Origin"},
+		{"no fetch metadata, another Referer", map[string]string{"Referer": "https://attacker.example/page"}, http.StatusForbidden, "Referer"},
+		{"no fetch metadata, a Referer of another port", map[string]string{"Referer": "http://127.0.0.1:3000/"}, http.StatusForbidden, "Referer"},
+		{"typed in the browser", map[string]string{"Sec-Fetch-Site": "none"}, http.StatusOK, "configuration checked: ledger"},
+		{"reloaded from its own page", map[string]string{"Sec-Fetch-Site": "same-origin", "Referer": "http://127.0.0.1:6060/debug/embedkit/doctor"}, http.StatusOK, "configuration checked: ledger"},
+		{"the command or curl", nil, http.StatusOK, "configuration checked: ledger"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := embedkittest.NewPlatform(t)
+			h := Handler(userApp(p))
+			r := httptest.NewRequest(http.MethodGet, "/debug/embedkit/doctor", nil)
+			r.Host = "127.0.0.1:6060"
+			r.RemoteAddr = "127.0.0.1:50000"
+			for k, v := range tt.headers {
+				r.Header.Set(k, v)
+			}
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			if w.Code != tt.status || !strings.Contains(w.Body.String(), tt.body) {
+				t.Errorf("%d %q, want %d with %q", w.Code, w.Body.String(), tt.status, tt.body)
+			}
+			minted := 0
+			for _, s := range p.Emulator().Sessions() {
+				if s.ExternalID == DefaultProbeExternalID {
+					minted++
+				}
+			}
+			if refused := tt.status == http.StatusForbidden; refused && minted != 0 {
+				t.Errorf("a refused request minted %d probe sessions", minted)
+			} else if !refused && minted == 0 {
+				t.Error("an answered request ran no check that mints")
+			}
+		})
+	}
+}
+
 // TestHandlerOneRunAtATime: a second request while a run is under way is
 // answered 503 at once.
 func TestHandlerOneRunAtATime(t *testing.T) {

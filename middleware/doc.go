@@ -50,6 +50,7 @@
 //		}
 //		_ = page.Execute(w, pageData{Frame: src, Script: kit.HostScriptSrc("/embed/host.js")})
 //	})
+//	mux.Handle("/embed/frame/", kit.FrameHandler())    // a page opened from another site
 //	mux.Handle("/embed/session", kit.SessionHandler()) // re-mints a used-up frame
 //	mux.Handle("/embed/host.js", kit.HostScript())
 //	mux.Handle("/logout", kit.Logout(hostLogout))
@@ -73,7 +74,10 @@
 //     the fastest path to a live dashboard. The page is marked no-store, so
 //     reloads, second tabs and visits back render it again with a new
 //     session; the host script re-mints through SessionHandler a frame
-//     whose session is used up.
+//     whose session is used up. A page that another site navigated to (a
+//     link in a web mail) mints nothing as it renders: its iframe gets the
+//     frame endpoint's URL, which mints on the iframe's same-origin load,
+//     so no site can spend a viewer's mints by navigating to the page.
 //   - FrameHandler as the iframe src, for a page that must stay cacheable
 //     or is not rendered by the host's Go code: every load of the frame
 //     endpoint mints a fresh session and redirects to the platform, one

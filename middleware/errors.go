@@ -173,6 +173,9 @@ func publicMessage(status int) string {
 // publicMessageFor is publicMessage, made more precise for errors the
 // viewer can act on.
 func publicMessageFor(err error, status int) string {
+	if errors.Is(err, errCrossSiteNavigation) {
+		return "This page was opened from another site, so its analytics were not loaded. Open it from within the app to see them."
+	}
 	if errors.Is(err, ErrIdentity) {
 		return "Your account information could not be read, so analytics cannot be shown. Please sign out and in again, or contact support."
 	}

@@ -135,6 +135,45 @@ func ExampleKit_FrameURL() {
 	// Output: 200 true true no-store
 }
 
+// A link to the page from another site (a web mail, a chat) is a
+// cross-site navigation: FrameURL mints nothing for it and gives the
+// iframe the frame endpoint's URL, marked with ArrivalParam; the iframe's
+// own load, a same-origin request, mints there.
+func ExampleKit_FrameURL_linkFromAnotherSite() {
+	platformURL, client, stop := startPlatform()
+	defer stop()
+	kit := exampleKit(platformURL, client)
+	sales, _ := kit.Target("sales")
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /reports/sales", func(w http.ResponseWriter, r *http.Request) {
+		src, err := kit.FrameURL(w, r, sales)
+		if err != nil {
+			kit.ServeError(w, r, err)
+			return
+		}
+		fmt.Fprintf(w, "%s", src)
+	})
+	mux.Handle(kit.FramePrefix(), kit.FrameHandler())
+
+	r := httptest.NewRequest(http.MethodGet, "/reports/sales", nil)
+	r.Header.Set("X-Demo-User", "ana")
+	r.Header.Set("Sec-Fetch-Site", "cross-site") // the link in the mail
+	w := httptest.NewRecorder()
+	mux.ServeHTTP(w, r)
+	src := w.Body.String()
+	fmt.Println(w.Code, src)
+
+	r = httptest.NewRequest(http.MethodGet, src, nil)
+	r.Header.Set("X-Demo-User", "ana")
+	r.Header.Set("Sec-Fetch-Site", "same-origin") // the page's iframe
+	w = httptest.NewRecorder()
+	mux.ServeHTTP(w, r)
+	fmt.Println(w.Code, strings.HasPrefix(w.Header().Get("Location"), platformURL+"/embed/dashboard/sales-overview?"))
+	// Output:
+	// 200 /embed/frame/sales?arrival=1
+	// 303 true
+}
+
 // ServeError answers a page whose FrameURL failed: a signed-out viewer
 // opening the page goes to Config.Paths.Login, with the page to come back
 // to.

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strings"
 	"time"
 
@@ -38,7 +39,8 @@ func (f frame) String() string {
 // as it renders: the recommended way to embed (the README's default),
 // because it is the fastest to a live dashboard, one browser round trip
 // shorter than FrameHandler as the src (docs/performance.md). Every
-// render mints. The URL works once, within five minutes, so FrameURL
+// render mints, except that of a page reached from another site (below).
+// The URL works once, within five minutes, so FrameURL
 // marks the response Cache-Control: no-store: no cache keeps the page, and
 // a reload, a second tab or a visit back renders it again, with a new
 // session. Give the iframe data-embedkit-target (the name t is registered
@@ -57,6 +59,36 @@ func (f frame) String() string {
 // viewer and t but mints nothing and returns "" (and no error): a link
 // checker or monitor that sends HEAD costs no session.
 //
+// A page reached from another site mints nothing as it renders: a
+// request whose fetch metadata says another site, or a sibling origin of
+// the same site, sent it (a link in a web mail or a chat, or a page that
+// keeps navigating a popup to this one), as the frame endpoint judges its
+// loads (Config.Origins.Trusted are let through). Browsers send SameSite=Lax
+// cookies with such a navigation, so a page that minted for it would let
+// any site spend the viewer's mint limit, and past the store's per-login
+// bound revoke their open embeds. For such a request FrameURL returns the
+// frame endpoint's URL of t instead (FrameSrc of the name t is registered
+// under, mounted with FrameHandler at Config.Paths.Frame), with the query
+// parameter ArrivalParam: the iframe's load is then a same-origin request that
+// the frame endpoint checks and mints for, so the link still opens a
+// working dashboard. Those loads draw on a bucket of their own per viewer
+// (10 at once, then one every 2 minutes, off with Config.MintLimit.Off),
+// not on Config.MintLimit's: a site that keeps navigating a popup to the
+// page gets 429 in the popup's frame, while the viewer's own pages mint as
+// before, and it adds at most one session to the store every 2 minutes. A
+// target the frame endpoint does not serve as given (a copy changed for
+// the request, a RouteScoped or unregistered target) has no such URL: for
+// it FrameURL returns an error wrapping ErrCrossSite (403; the default
+// page asks the viewer to open the page from within the app). Use a
+// FrameFunc route as that page's iframe src to keep links to it working.
+// A browser that sends no fetch metadata (before 2023; Safari before
+// 16.4) is judged by its Referer: one naming another origin mints
+// nothing, and one naming none mints as before, as a typed address does
+// (with Config.Origins.RequireFetchMetadata, the frame endpoint refuses
+// such a browser, so it gets no frame). Setting
+// Config.Origins.InsecureMintOnCrossSiteNavigation mints for every
+// navigation, as embedkit 0.1.0 did.
+//
 // w is needed by stores that keep ids in a cookie (RequestScoped): call
 // FrameURL before the response header is written. Errors are those of
 // ErrorStatus; pass them to ErrorStatus to choose a status.
@@ -69,10 +101,17 @@ func (k *Kit) FrameURL(w http.ResponseWriter, r *http.Request, t Target) (string
 		return "", err
 	}
 	var src string
-	// No body is sent for a HEAD, so no URL is needed: it checks the
-	// viewer and mints nothing, as at the frame endpoint.
-	if r.Method != http.MethodHead {
-		f, err := k.mint(w, r, v, string(t.Kind), t, "", "")
+	switch {
+	case r.Method == http.MethodHead:
+		// No body is sent for a HEAD, so no URL is needed: it checks the
+		// viewer and mints nothing, as at the frame endpoint.
+	case !k.cfg.Origins.InsecureMintOnCrossSiteNavigation && !k.frameSourceAllowed(r):
+		src, err = k.arrivalFrameSrc(r, t)
+		if err != nil {
+			return "", err
+		}
+	default:
+		f, err := k.mint(w, r, v, string(t.Kind), t, "", "", false)
 		if err != nil {
 			return "", err
 		}
@@ -85,10 +124,53 @@ func (k *Kit) FrameURL(w http.ResponseWriter, r *http.Request, t Target) (string
 	return src, nil
 }
 
+// ArrivalParam is the query parameter FrameURL adds to the frame
+// endpoint's URL it returns for a page reached from another site: the
+// frame endpoint then takes the mint from the viewer's bucket for such
+// arrivals (arrivalBurst, arrivalInterval) rather than from
+// Config.MintLimit's. It can only make a load's limit stricter, so the
+// browser may send it.
+const ArrivalParam = "arrival"
+
+// The bucket of frame loads marked with ArrivalParam, per viewer: a
+// person who follows links from mail stays well within it, and a site
+// that keeps navigating a popup to the page adds at most 720 sessions a
+// day to the viewer's store, below the memory store's per-login bound of
+// 1,024.
+const (
+	arrivalBurst    = 10
+	arrivalInterval = 2 * time.Minute
+)
+
+// errCrossSiteNavigation: FrameURL refused a page reached from another
+// site whose target the frame endpoint does not serve as given.
+var errCrossSiteNavigation = fmt.Errorf("%w: a page reached from another site mints nothing", ErrCrossSite)
+
+// arrivalFrameSrc is FrameURL's iframe src for a page that another site
+// (or a sibling origin) navigated to: the frame endpoint's URL of t,
+// marked with ArrivalParam, when the endpoint serves t as given; else an
+// error wrapping ErrCrossSite.
+func (k *Kit) arrivalFrameSrc(r *http.Request, t Target) (string, error) {
+	if t.Locale != "" {
+		if l, ok := k.locales.match(t.Locale); ok {
+			t.Locale = l
+		}
+	}
+	name, reg, ok := k.resolve(t.canonicalRef())
+	if !ok || !reflect.DeepEqual(reg, t) {
+		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelInfo, "embedkit: page reached from another site: nothing minted, and the frame endpoint does not serve its target as given",
+			slog.String("fetch_site", r.Header.Get("Sec-Fetch-Site")))
+		return "", fmt.Errorf("%w: FrameURL: the frame endpoint does not serve target %s as given (a copy changed for the request, or a RouteScoped or unregistered target); use a FrameFunc route as this page's iframe src", errCrossSiteNavigation, t.canonicalRef())
+	}
+	return k.FrameSrc(name) + "?" + ArrivalParam + "=1", nil
+}
+
 // mint is the one path from a request to a tracked session id: policy,
 // validation, one platform call, store, URL. v is the viewer of r, as
-// k.viewer read it.
-func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name string, t Target, browserLocale, browserTimeZone string) (_ frame, err error) {
+// k.viewer read it. arrival takes the mint from the viewer's bucket for
+// pages reached from another site (ArrivalParam) instead of
+// Config.MintLimit's.
+func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name string, t Target, browserLocale, browserTimeZone string, arrival bool) (_ frame, err error) {
 	ctx, span := k.cfg.Tracer.Start(r.Context(), OpMint)
 	if ctx != r.Context() {
 		// Only a tracer that made a span costs a copy of the request.
@@ -151,7 +233,11 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 	// The limit is taken after the Policy accepted the viewer (a refused
 	// viewer mints nothing) and before anything is sent.
 	subject := embedkit.NormalizeExternalID(v.Subject)
-	if wait, ok := k.limiter.take(subject, k.cfg.Now()); !ok {
+	limiter := k.limiter
+	if arrival {
+		limiter = k.arrivals
+	}
+	if wait, ok := limiter.take(subject, k.cfg.Now()); !ok {
 		return failed(&mintLimitedError{wait: wait}, 0, slog.LevelWarn, "embedkit: mint refused: the viewer's mint limit is reached")
 	}
 
@@ -256,8 +342,10 @@ func (k *Kit) storeFor(w http.ResponseWriter, r *http.Request) SessionStore {
 //
 // Each GET mints a fresh session and answers 303 to the platform URL, so
 // a reload or a second tab gets its own working id. The query string may
-// carry locale and timezone, taken only when valid and supported; nothing
-// else from the browser is read. HEAD checks the viewer and the target
+// carry locale and timezone, taken only when valid and supported, and
+// ArrivalParam, which FrameURL adds for a page reached from another site
+// and which only takes the mint from a stricter bucket; nothing else from
+// the browser is read. HEAD checks the viewer and the target
 // without minting (the host script probes with it before it reloads a
 // frame). A load from a page of another origin, another site or a sibling
 // origin of the same site, is refused with 403 unless the origin is in
@@ -313,7 +401,10 @@ func (k *Kit) FrameHandler() http.Handler {
 // rows", that shows every project's data. Mark the targets resolve
 // returns Target.RouteScoped: FrameHandler, SessionHandler and
 // AllowAnyDashboard then refuse that dashboard (404), and only routes
-// like this one serve it.
+// like this one serve it. That stops the kit's endpoints only: a session
+// grants its whole deployment, so the embed's own navigation reaches the
+// dashboard from any plain embed, without the route's key. Write the data
+// model's access policy to deny rows when the key is missing.
 func (k *Kit) FrameFunc(resolve func(r *http.Request, v *Viewer) (Target, error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		v, ok := k.frameViewer(w, r)
@@ -370,7 +461,7 @@ func (k *Kit) serveViewerFrame(w http.ResponseWriter, r *http.Request, v *Viewer
 		return
 	}
 	q := r.URL.Query()
-	f, err := k.mint(w, r, v, name, t, q.Get("locale"), q.Get("timezone"))
+	f, err := k.mint(w, r, v, name, t, q.Get("locale"), q.Get("timezone"), q.Has(ArrivalParam))
 	if err != nil {
 		k.failViewer(w, r, err)
 		return

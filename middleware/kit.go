@@ -163,6 +163,13 @@ type OriginOptions struct {
 	// Origin and Referer alone, and a request with neither is let
 	// through, as non-browser clients send none.
 	RequireFetchMetadata bool
+	// InsecureMintOnCrossSiteNavigation makes Kit.FrameURL mint for a
+	// page that another site navigated to, as embedkit 0.1.0 did.
+	// Browsers send SameSite=Lax cookies with such a navigation, so any
+	// site can then spend the viewer's mint limit and, past the store's
+	// per-login bound, revoke their open embeds. Off by default: FrameURL
+	// answers such a page with the frame endpoint's URL (see FrameURL).
+	InsecureMintOnCrossSiteNavigation bool
 }
 
 // PathOptions are the path settings of a Config.
@@ -239,7 +246,8 @@ type Kit struct {
 	cop     *http.CrossOriginProtection
 	trusted map[string]bool // Config.Origins.Trusted, canonical
 
-	limiter *mintLimiter // nil when Config.MintLimit.Off
+	limiter  *mintLimiter // nil when Config.MintLimit.Off
+	arrivals *mintLimiter // frame loads marked with ArrivalParam; nil when Config.MintLimit.Off
 
 	revokeSlots chan struct{} // shared by every revoke of the Kit
 	poll        time.Duration // how often Run looks at a non-empty queue
@@ -300,6 +308,7 @@ func New(cfg Config) (*Kit, error) {
 		return nil, err
 	}
 	k.limiter = newMintLimiter(cfg.MintLimit)
+	k.arrivals = newMintLimiter(MintLimitOptions{Burst: arrivalBurst, Interval: arrivalInterval, Off: cfg.MintLimit.Off})
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}

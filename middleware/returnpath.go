@@ -20,9 +20,11 @@ const maxDecodeRounds = 4
 // It refuses "//host", "/\host", schemes ("https:", "javascript:"),
 // backslashes anywhere, control characters, white space and invalid UTF-8,
 // and it applies the same rules to every layer of percent-decoding, and
-// to each layer with its dot segments resolved, so "/%2F%2Fhost",
-// "/%252F%252Fhost", "/%5Chost", "/%09/host" and "/%2e/%2fhost" are
-// refused too.
+// to each layer with its dot segments resolved as browsers resolve them
+// ("%2e" is a dot to a browser), so "/%2F%2Fhost", "/%252F%252Fhost",
+// "/%5Chost", "/%09/host", "/%2e/%2fhost" and "/%2e//host" are refused
+// too. TestSafeReturnPathAgreesWithWHATWG holds it to a browser's URL
+// parser.
 //
 // It returns raw and true when raw is accepted, and "/" and false
 // otherwise, so the result can always be redirected to.
@@ -89,7 +91,7 @@ func safePathLayer(s string, decoded bool) bool {
 // dotResolved returns the path of s (up to "?" or "#") with its "." and
 // ".." segments resolved the way browsers resolve them (the WHATWG URL
 // standard), which keeps empty segments where Go's url.ResolveReference
-// drops them.
+// drops them, and reads "%2e" as a dot: "/%2e//x" is "//x" to a browser.
 func dotResolved(s string) string {
 	if i := strings.IndexAny(s, "?#"); i >= 0 {
 		s = s[:i]
@@ -98,7 +100,7 @@ func dotResolved(s string) string {
 	out := make([]string, 0, len(segs))
 	for i, seg := range segs {
 		last := i == len(segs)-1
-		switch seg {
+		switch dotSegment(seg) {
 		case ".":
 			if last {
 				out = append(out, "")
@@ -115,4 +117,17 @@ func dotResolved(s string) string {
 		}
 	}
 	return "/" + strings.Join(out, "/")
+}
+
+// dotSegment returns "." or ".." when a browser reads seg as that dot
+// segment (the WHATWG URL standard's single-dot and double-dot segments:
+// a dot may be written "%2e", in either case), and seg otherwise.
+func dotSegment(seg string) string {
+	switch {
+	case seg == "." || strings.EqualFold(seg, "%2e"):
+		return "."
+	case seg == ".." || strings.EqualFold(seg, ".%2e") || strings.EqualFold(seg, "%2e.") || strings.EqualFold(seg, "%2e%2e"):
+		return ".."
+	}
+	return seg
 }

@@ -18,6 +18,8 @@ func TestSafeReturnPath(t *testing.T) {
 		{"simple path", "/dashboards", true},
 		{"nested path", "/dash/sales/emea", true},
 		{"query", "/reports?tab=1&sort=desc", true},
+		{"encoded dot segments that stay on a single slash", "/a/%2e%2e/b/%2E/c", true},
+		{"a segment that only starts with an encoded dot", "/%2efile//x", true},
 		{"fragment", "/reports#chart-3", true},
 		{"query and fragment", "/reports?x=1#top", true},
 		{"encoded space", "/reports/q%20three", true},
@@ -98,6 +100,16 @@ func TestSafeReturnPath(t *testing.T) {
 		{"bad escape", "/dash%zz", false},
 		{"truncated escape", "/dash%2", false},
 
+		// Refused: "%2e" is a dot segment to a browser, which resolves
+		// these to a pathname starting "//" (found by
+		// TestSafeReturnPathAgreesWithWHATWG).
+		{"encoded dot, then an empty segment", "/%2e//..%3f", false},
+		{"encoded dot in upper case", "/%2E//evil.test%23", false},
+		{"encoded double dot", "/a/%2e%2e//evil.test", false},
+		{"half-encoded double dot", "/a/.%2e//evil.test", false},
+		{"half-encoded double dot, other half", "/a/%2e.//evil.test", false},
+		{"encoded double dot after an encoded slash", "/a.%2e%2F/.%2e///", false},
+
 		// Refused: other.
 		{"user info", "//ana@evil.test", false},
 		{"too long", "/" + strings.Repeat("a", maxReturnPathLen), false},
@@ -122,7 +134,7 @@ func FuzzSafeReturnPath(f *testing.F) {
 	for _, s := range []string{
 		"/", "/dash?x=1#y", "//evil.test", "/\\evil", "/\t/evil", "https://evil.test",
 		"javascript:alert(1)", "%2F%2Fevil", "/%5Cevil", "/%252F%252Fevil", "/d%C3%A9j%C3%A0",
-		"/%2e/%2fevil", "/a/..//evil",
+		"/%2e/%2fevil", "/a/..//evil", "/%2e//..%3f", "/%2E%2e//%2E%2e%23%2Fevil", "/a/.%2e//evil",
 	} {
 		f.Add(s)
 	}
@@ -139,6 +151,9 @@ func FuzzSafeReturnPath(f *testing.F) {
 		}
 		if !strings.HasPrefix(got, "/") || strings.HasPrefix(got, "//") || strings.HasPrefix(got, "/\\") {
 			t.Fatalf("accepted %q: not a single-slash path", got)
+		}
+		if strings.HasPrefix(dotResolved(got), "//") {
+			t.Fatalf("accepted %q: a browser resolves its dot segments to a host", got)
 		}
 		if dec, err := url.PathUnescape(got); err == nil && strings.HasPrefix(dotResolved(dec), "//") {
 			t.Fatalf("accepted %q: its dot segments resolve to a host", got)

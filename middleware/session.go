@@ -72,7 +72,7 @@ func (k *Kit) SessionHandler() http.Handler {
 			k.fail(w, r, err, true)
 			return
 		}
-		f, err := k.mint(w, r, v, name, t, body.Locale, body.Timezone)
+		f, err := k.mint(w, r, v, name, t, body.Locale, body.Timezone, false)
 		if err != nil {
 			k.fail(w, r, err, true)
 			return

@@ -86,6 +86,14 @@ type Target struct {
 	// unregistered dashboard stays open to AllowAnyDashboard. A dashboard
 	// is registered once (New refuses two targets of one dashboard), so
 	// no plain target can open it either.
+	//
+	// RouteScoped stops the kit's endpoints, not the embedded page: a
+	// session grants its whole deployment, and the embed's own navigation
+	// (and the host script's navigate action) reaches every dashboard in
+	// it, this one included, with the security context of whichever
+	// session is open. The data model's access policy must therefore deny
+	// rows when the scoping key is missing, not read a missing key as all
+	// rows.
 	RouteScoped bool
 }
 

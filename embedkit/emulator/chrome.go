@@ -110,7 +110,7 @@ func (s *Server) handleEmbedExport(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, http.StatusForbidden, "data downloads are restricted on this account")
 		return
 	}
-	file, ct, err := renderExport(format, title, sampleRowsFor(pid, c.SecurityContext, c.Attributes))
+	file, ct, err := renderExport(format, title, s.rowsFor(pid, c.SecurityContext, c.Attributes))
 	if err != nil {
 		s.writeError(w, http.StatusInternalServerError, "render export")
 		return

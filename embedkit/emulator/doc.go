@@ -44,7 +44,8 @@
 // ek_dev_only_admin_all, ek_dev_only_admin_d1 and ek_dev_only_personal,
 // groups sales, emea, amer, apac and analysts, and deployment 1 with
 // dashboards sales-overview, regional-performance, project-analytics (the
-// demo's project pages embed it), draft-board (unpublished) and
+// demo's project pages embed it; its data model requires a "project" key,
+// so a session without one sees no rows of it), draft-board (unpublished) and
 // broken-board (always fails to render; marked "testOnly", so the pages'
 // in-embed navigation leaves it out while its address still opens it). A
 // dashboard with "testOnly": true is published and embeddable but not
@@ -248,7 +249,13 @@
 // restriction). Otherwise global groups in
 // securityContext.platformCloud.groups named emea, amer or apac limit the
 // rows to those regions; otherwise every row is shown. A "project" string
-// in the security context selects that project's own figures.
+// in the security context selects that project's own figures. A dashboard
+// with "requiredSecurityContext" keys stands for a data model whose access
+// policy scopes rows by those keys and denies every row when one is
+// missing (null or "" count as missing): a session without them sees no
+// rows of it, in its page and its exports. A session is bound to its
+// deployment only, so a plain embed reaches such a dashboard through the
+// embed's own navigation; this is what it finds there.
 //
 // # Control API
 //

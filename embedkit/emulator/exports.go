@@ -345,7 +345,7 @@ func (s *Server) settle(j *exportJob, now time.Time) {
 		msg = renderErr
 	} else {
 		var err error
-		file, ct, err = renderExport(format, title, sampleRowsFor(publicID, sc, attrs))
+		file, ct, err = renderExport(format, title, s.rowsFor(publicID, sc, attrs))
 		if err != nil {
 			msg = "render failed: " + err.Error()
 		}

@@ -189,6 +189,17 @@ type Dashboard struct {
 	// people browsing an emulated deployment do not meet it. The
 	// navigation is the emulator's; the switch is not a platform setting.
 	TestOnly bool `json:"testOnly,omitempty"`
+	// RequiredSecurityContext are the security-context keys the data
+	// model's access policy filters this dashboard's rows by, written to
+	// deny every row when one is missing (a row-level filter on
+	// securityContext.project, with a condition that the key is set): a
+	// session whose security context lacks one of them, or holds null or
+	// "" for it, sees no rows of the dashboard, in its page and its
+	// exports. It stands for the deployment's data model,
+	// which the emulator does not hold (see the sample data rules in the
+	// package documentation); it is no setting of a dashboard on the
+	// platform.
+	RequiredSecurityContext []string `json:"requiredSecurityContext,omitempty"`
 }
 
 // AuditEvent is an audit log event.
@@ -377,6 +388,11 @@ func (f *Fixture) validate() error {
 			publicIDs[db.PublicID] = true
 			if db.Title == "" {
 				c.fail(dp+".title", "is required")
+			}
+			for k, key := range db.RequiredSecurityContext {
+				if strings.TrimSpace(key) == "" {
+					c.fail(indexPath(dp+".requiredSecurityContext", k), "must be a security-context key, not empty")
+				}
 			}
 			for k, m := range db.Managers {
 				if !users[m] {

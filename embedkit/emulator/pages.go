@@ -286,7 +286,7 @@ func (s *Server) handleEmbedContext(w http.ResponseWriter, r *http.Request) {
 		out.RenderError = s.dashboardRenderError(pid)
 	}
 	out.Dashboards = s.publishedDashboards(c.DeploymentID)
-	out.Rows = sampleRowsFor(out.PublicID, c.SecurityContext, c.Attributes)
+	out.Rows = s.rowsFor(out.PublicID, c.SecurityContext, c.Attributes)
 
 	b, err := json.Marshal(out)
 	if err != nil {

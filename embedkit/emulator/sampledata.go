@@ -11,6 +11,14 @@ package emulator
 // The rows a viewer sees follow the identity signed into the embed token,
 // the same way a data-model access policy would filter them:
 //
+//  0. A dashboard whose fixture names RequiredSecurityContext keys shows
+//     no rows to a session whose security context lacks one of them (or
+//     holds null or "" for it): its data model's access policy filters
+//     rows by that key and denies them all when it is missing, as a policy
+//     scoping rows by a key must. A session is bound to its deployment
+//     only, so a plain embed can open such a dashboard through the embed's
+//     own navigation; this is what it then shows. Without the rule, a
+//     missing key would read as "no filter", every project's rows.
 //  1. A "region" key in the user attributes or in the security context
 //     (a string, or an array of strings; compared case-insensitively)
 //     limits the rows to that region. When both carry one, both apply, so
@@ -56,6 +64,25 @@ type sampleRow struct {
 	UpdatedAt time.Time `json:"updatedAt"`
 	// Project is the project of a security context scoped to one.
 	Project string `json:"project,omitempty"`
+}
+
+// rowsFor returns the sample rows of dashboard publicID that a session
+// with securityContext and attributes may see: none when the dashboard's
+// data model requires a security-context key the session lacks (rule 0 of
+// the file comment), else those of sampleRowsFor.
+func (s *Server) rowsFor(publicID string, securityContext, attributes map[string]any) []sampleRow {
+	s.mu.Lock()
+	var required []string
+	if d := s.st.byPublicID[publicID]; d != nil {
+		required = d.RequiredSecurityContext
+	}
+	s.mu.Unlock()
+	for _, key := range required {
+		if v, ok := securityContext[key]; !ok || v == nil || v == "" {
+			return []sampleRow{}
+		}
+	}
+	return sampleRowsFor(publicID, securityContext, attributes)
 }
 
 // sampleRowsFor returns the rows of dashboard publicID that the viewer

@@ -189,7 +189,9 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		ErrorPage:    a.authError,
 		HTTPClient:   cfg.HTTPClient,
 		Logger:       a.log,
-		Now:          cfg.Now,
+		// The sign-in record names the viewer as the kit's records do.
+		RedactSubject: a.kit.RedactViewer,
+		Now:           cfg.Now,
 	})
 	if err != nil {
 		a.closeRedis()

@@ -93,6 +93,13 @@ type AuthConfig struct {
 	// slog.Default(). Codes, tokens, state, nonce and cookies are never
 	// logged.
 	Logger *slog.Logger
+	// RedactSubject is how a record names the subject who signed in: a
+	// keyed hash such as middleware.Kit.RedactViewer (HMAC under
+	// middleware.Config.LogKey), so that the record matches the kit's
+	// records of the same viewer and a list of emails cannot reverse it.
+	// Nil leaves the subject out of the records. The raw subject is never
+	// logged.
+	RedactSubject func(subject string) string
 	// Now returns the current time, for token expiry and login age. Nil
 	// means time.Now.
 	Now func() time.Time
@@ -406,19 +413,19 @@ func (a *Auth) Callback(w http.ResponseWriter, r *http.Request) {
 	}
 	lr := r.WithContext(context.WithValue(r.Context(), loginContextKey{}, &loginInfo{session: sess, rawIDToken: rawID}))
 	if err := a.cfg.OnLogin(w, lr, idt, claims); err != nil {
-		a.log.Error("webapp: auth: OnLogin failed", "sub", idt.Subject, "err", err)
+		a.log.Error("webapp: auth: OnLogin failed", a.subject(idt.Subject), "err", err)
 		a.dropSession(w, r, sess)
 		a.fail(w, r, http.StatusInternalServerError, "Sign-in failed", "Your account could not be loaded into this application.")
 		return
 	}
 	if err := a.cfg.Sessions.Save(lr, w, sess); err != nil {
-		a.log.Error("webapp: auth: saving the session", "sub", idt.Subject, "err", err)
+		a.log.Error("webapp: auth: saving the session", a.subject(idt.Subject), "err", err)
 		a.dropSession(w, r, sess)
 		a.fail(w, r, http.StatusInternalServerError, "Sign-in failed",
 			"Your session could not be saved: the account data may be too large for a session cookie. Contact the administrator.")
 		return
 	}
-	a.log.Info("webapp: auth: signed in", "sub", idt.Subject)
+	a.log.Info("webapp: auth: signed in", a.subject(idt.Subject))
 	target, _ := middleware.SafeReturnPath(returnTo)
 	http.Redirect(w, r, target, http.StatusFound)
 }
@@ -543,4 +550,14 @@ func randomString() string {
 	b := make([]byte, 32)
 	_, _ = rand.Read(b) // crypto/rand.Read never fails
 	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// subject is the log attribute that names sub: its hash under
+// AuthConfig.RedactSubject as "viewer", or an empty attribute (which a
+// handler leaves out) without one.
+func (a *Auth) subject(sub string) slog.Attr {
+	if a.cfg.RedactSubject == nil {
+		return slog.Attr{}
+	}
+	return slog.String("viewer", a.cfg.RedactSubject(sub))
 }

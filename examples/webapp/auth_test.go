@@ -615,6 +615,9 @@ func TestLoginReturnPath(t *testing.T) {
 		{"/\t/evil.test", "/"},
 		{"/%2F%2Fevil.test", "/"},
 		{"/%5Cevil.test", "/"},
+		{"/%2e//..%3f", "/"},        // a browser reads %2e as ".": the pathname "//..%3f"
+		{"/a/.%2e//evil.test", "/"}, // likewise: "//evil.test"
+		{"/a/%2e%2e/b", "/a/%2e%2e/b"},
 		{"javascript:alert(1)", "/"},
 	} {
 		t.Run(tc.in, func(t *testing.T) {

@@ -2,6 +2,7 @@ package webapp
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
@@ -23,6 +24,7 @@ import (
 	"time"
 
 	"github.com/embedkit/embedkit/embedkit/emulator"
+	"github.com/embedkit/embedkit/internal/devidp"
 	"github.com/embedkit/embedkit/middleware"
 )
 
@@ -1226,4 +1228,38 @@ func TestRunDemoConfigErrors(t *testing.T) {
 func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// TestSignInLogsKeyedViewer: the sign-in record names the viewer by the
+// kit's keyed hash (Kit.RedactViewer under Config.LogKey), never by the
+// raw subject, which a log reader could tie to a person.
+func TestSignInLogsKeyedViewer(t *testing.T) {
+	f := startFlow(t, nil)
+	var user devidp.User
+	for _, u := range f.d.Users {
+		if u.Username == "ana" {
+			user = u
+		}
+	}
+	sub := cmp.Or(user.Subject, user.Username)
+	if sub == "" {
+		t.Fatal("the demo has no user ana")
+	}
+	b := f.browser()
+	if resp, _ := b.login(user.Username, user.Password); resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusSeeOther && resp.StatusCode != http.StatusFound {
+		t.Fatalf("sign-in: %d", resp.StatusCode)
+	}
+	var line string
+	for l := range strings.Lines(f.logs.String()) {
+		if strings.Contains(l, "webapp: auth: signed in") {
+			line = l
+		}
+	}
+	want := "viewer=" + f.d.App.Kit().RedactViewer(sub)
+	if line == "" || !strings.Contains(line, want) {
+		t.Fatalf("sign-in record %q, want one with %s", line, want)
+	}
+	if strings.Contains(line, "sub=") || strings.Contains(line, "="+sub+" ") || strings.HasSuffix(strings.TrimSpace(line), "="+sub) {
+		t.Errorf("sign-in record names the raw subject %q: %s", sub, line)
+	}
 }

@@ -77,7 +77,9 @@
 // re-mints the frame through the session endpoint when it loads again on
 // its own or its session nears its end. A failed mint answers through
 // Kit.ServeError: the app's error page (an outage offers to load the page
-// again). A HEAD of such a page mints nothing. The project pages keep
+// again). A HEAD of such a page mints nothing, nor does a load that
+// another site navigated to: its iframe gets the kit's frame endpoint,
+// which mints on the iframe's same-origin load. The project pages keep
 // their own frame route (Kit.FrameFunc) as the src, for its check of the
 // project on every load; the React page and <embedkit-frame> use the
 // kit's frame endpoint.

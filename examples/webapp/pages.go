@@ -147,7 +147,9 @@ func (a *App) ask(w http.ResponseWriter, r *http.Request) {
 // to kitError, the app's error page) and ok is false.
 //
 // A HEAD of the page mints nothing (FrameURL returns no URL for it): no
-// body is sent, and link checkers cost no session.
+// body is sent, and link checkers cost no session. Nor does a page that
+// another site navigated to (a link in a web mail): FrameURL returns the
+// frame endpoint's URL for it, which mints on the iframe's load.
 func (a *App) frameURL(w http.ResponseWriter, r *http.Request, name string) (src string, ok bool) {
 	t, found := a.kit.Target(name)
 	if !found {

@@ -2,6 +2,7 @@ package webapp
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -146,5 +147,61 @@ func TestProjectDashboardOnlyThroughProjectRoute(t *testing.T) {
 	ana.frameRedirect("/projects/nordics-rollout/analytics/frame")
 	if n := count("ana"); n != 1 {
 		t.Errorf("%d sessions minted for ana's project, want 1", n)
+	}
+}
+
+// TestPlainEmbedFindsProjectDashboardEmpty: a session grants its whole
+// deployment, so a plain embed of Sales overview reaches Project analytics
+// through the embed's own navigation, with no project in its security
+// context. The fixture's data model denies every row without the key (the
+// access policy a host that scopes by route must write), so it shows
+// none; the project route's session shows that project's rows.
+func TestPlainEmbedFindsProjectDashboardEmpty(t *testing.T) {
+	f := startFlow(t, envOf(map[string]string{EnvSessionKeys: sessionKeys()}))
+	ana := f.browser()
+	ana.login("ana", "ana-dev-pass")
+	rows := func(frame, publicID string) []map[string]any {
+		t.Helper()
+		loc := ana.frameRedirect(frame)
+		status, token := f.exchange(loc.Query().Get("session"))
+		if status != http.StatusOK {
+			t.Fatalf("exchange the session of %s: %d", frame, status)
+		}
+		req, _ := http.NewRequest(http.MethodGet, f.d.PlatformURL+"/embed/api/context?publicId="+publicID, nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var ctx struct {
+			Rows       []map[string]any `json:"rows"`
+			Dashboards []struct {
+				PublicID string `json:"publicId"`
+			} `json:"dashboards"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&ctx); err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("the embed context of %s with the session of %s: %d %v", publicID, frame, resp.StatusCode, err)
+		}
+		listed := false
+		for _, d := range ctx.Dashboards {
+			listed = listed || d.PublicID == "project-analytics"
+		}
+		if !listed {
+			t.Fatalf("the navigation of the session of %s does not list project-analytics", frame)
+		}
+		return ctx.Rows
+	}
+	if got := rows("/embed/frame/dashboard/sales-overview", "project-analytics"); len(got) != 0 {
+		t.Errorf("a plain Sales overview session shows %d rows of Project analytics, want none", len(got))
+	}
+	got := rows("/projects/nordics-rollout/analytics/frame", "project-analytics")
+	if len(got) == 0 {
+		t.Fatal("the project route's session shows no rows of its project")
+	}
+	for _, r := range got {
+		if r["project"] != "nordics-rollout" {
+			t.Fatalf("the project route's session shows a row of project %v", r["project"])
+		}
 	}
 }

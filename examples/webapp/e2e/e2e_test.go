@@ -18,6 +18,8 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+
+	"github.com/embedkit/embedkit/middleware"
 )
 
 // TestDemoInBrowser drives the demo in one headless Chromium: one demo and
@@ -36,6 +38,7 @@ func TestDemoInBrowser(t *testing.T) {
 	t.Run("logout revokes", func(t *testing.T) { testLogoutRevokes(t, s, chloe) })
 	t.Run("refused in a foreign frame", func(t *testing.T) { testForeignFrame(t, s, ben) })
 	t.Run("refused in a sibling origin's frame", func(t *testing.T) { testSiblingOriginFrame(t, s, ana) })
+	t.Run("link from another site", func(t *testing.T) { testLinkFromAnotherSite(t, s, chloe) })
 	t.Run("events and filters", func(t *testing.T) { testEventsAndFilters(t, s, ana) })
 	t.Run("renewal", func(t *testing.T) { testRenewal(t, s, ben) })
 	t.Run("project scoped by route", func(t *testing.T) { testScopedProject(t, s, ana) })
@@ -434,6 +437,49 @@ func testSiblingOriginFrame(t *testing.T, s *stack, u demoUser) {
 		t.Errorf("a sibling origin's frame minted %d sessions for the signed-in viewer", len(minted))
 	}
 	do(t, tab, "go back to the app", chromedp.Navigate(s.app+"/dashboards"))
+	s.signOut(t, tab)
+}
+
+// testLinkFromAnotherSite follows a link to a dashboard page from a page
+// of another site (a web mail, a chat), while signed in: the page's
+// handler mints nothing for the cross-site navigation and gives the
+// iframe the frame endpoint's URL, whose same-origin load mints once, so
+// the dashboard still opens. A site that kept navigating a popup to the
+// page could otherwise spend the viewer's mint limit.
+func testLinkFromAnotherSite(t *testing.T, s *stack, u demoUser) {
+	tab := s.session(t)
+	s.signIn(t, tab, u)
+	mail := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><title>Mail</title><a id="link" href="%s/dashboards/sales-overview">Sales this week</a>`, s.app)
+	}))
+	defer mail.Close()
+	// localhost and 127.0.0.1 are two sites to the browser.
+	mailURL := strings.Replace(mail.URL, "127.0.0.1", "localhost", 1)
+	if !strings.HasPrefix(s.app, "http://127.0.0.1:") || !strings.HasPrefix(mailURL, "http://localhost:") {
+		t.Fatalf("the mail page must be another site than the app (%s), got %s", origin(s.app), origin(mailURL))
+	}
+	before := sessionIDs(s.sessions(t))
+	do(t, tab, "open the mail page", chromedp.Navigate(mailURL))
+	click(t, tab, "#link")
+	waitHost(t, tab, "the dashboard page", func(h hostState) bool {
+		return strings.HasPrefix(h.URL, s.app+"/dashboards/sales-overview") && h.Frame
+	})
+	e := waitEmbed(t, tab, "the embed ready", ready)
+	if e.Viewer != u.name {
+		t.Errorf("the embed shows %q, want %q", e.Viewer, u.name)
+	}
+	src := waitPage(t, tab, "the iframe's src attribute", `JSON.stringify(document.getElementById("embed-frame").getAttribute("src"))`, func(string) bool { return true })
+	if !strings.HasPrefix(src, middleware.DefaultFramePrefix) || !strings.Contains(src, middleware.ArrivalParam+"=") {
+		u, _ := url.Parse(src) // the path only: a platform URL would carry a session id
+		t.Errorf("the page reached from another site has an iframe src of %s%s, want the frame endpoint's URL", u.Host, u.Path)
+	}
+	if minted := mintedSince(before, s.sessions(t)); len(minted) != 1 {
+		t.Errorf("following the link minted %d sessions, want 1 (the iframe's load)", len(minted))
+	}
+	if c := embedCalls(t, tab); c.Frame != 1 || c.Session != 0 {
+		t.Errorf("the page asked the frame endpoint %d times and the session endpoint %d times, want once and never", c.Frame, c.Session)
+	}
 	s.signOut(t, tab)
 }
 
