@@ -166,7 +166,8 @@ func (id *Identity) Save(w http.ResponseWriter, r *http.Request, v *middleware.V
 // Viewer returns the viewer stored by Save. It returns ErrNoViewer when the
 // session holds none, when the cookie does not decode (tampered, expired,
 // or signed with a retired key), when the login is older than
-// MaxLifetime, and when EndedLogins says the login ended. When
+// MaxLifetime, and when EndedLogins says the login ended (by its key, its
+// subject or its provider session). When
 // EndedLogins cannot be read, the error is a
 // *middleware.UnverifiedViewerError: the kit mints nothing for the
 // request, and its logout still revokes the login's embed sessions.
@@ -193,7 +194,9 @@ func (id *Identity) Viewer(r *http.Request) (*middleware.Viewer, error) {
 		return nil, fmt.Errorf("%w: the login is older than Identity.MaxLifetime", middleware.ErrNoViewer)
 	}
 	if id.EndedLogins != nil {
-		revoked, err := id.EndedLogins.LoginEnded(r.Context(), rec.Subject, rec.SessionKey, time.UnixMilli(rec.Issued))
+		revoked, err := id.EndedLogins.LoginEnded(r.Context(), middleware.Login{
+			Subject: rec.Subject, Key: rec.SessionKey, ProviderSID: rec.ProviderSID, Issued: time.UnixMilli(rec.Issued),
+		})
 		if err != nil {
 			// Who it is, but not whether the login still holds: the kit
 			// mints nothing for it, and its logout still revokes.
