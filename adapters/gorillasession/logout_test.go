@@ -339,7 +339,7 @@ func TestMaxLifetime(t *testing.T) {
 		{"within the lifetime", 5 * time.Second, 4900 * time.Millisecond, http.StatusOK},
 		{"at the lifetime", 5 * time.Second, 5 * time.Second, http.StatusUnauthorized},
 		{"past the lifetime", 5 * time.Second, 6 * time.Second, http.StatusUnauthorized},
-		{"no lifetime", 0, time.Hour, http.StatusOK},
+		{"no lifetime", gorillasession.NoMaxLifetime, time.Hour, http.StatusOK},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
