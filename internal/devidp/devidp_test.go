@@ -337,7 +337,7 @@ func equalClaims(a, b idClaims) bool {
 
 func headerKID(t *testing.T, raw string) string {
 	t.Helper()
-	jws, err := jose.ParseSigned(raw, []jose.SignatureAlgorithm{jose.RS256})
+	jws, err := jose.ParseSignedCompact(raw, []jose.SignatureAlgorithm{jose.RS256})
 	if err != nil {
 		t.Fatalf("parse: %v", err)
 	}
@@ -776,7 +776,7 @@ func TestBackChannelLogout(t *testing.T) {
 			if lt.Subject != "ben" || lt.SessionID != idc.SID || lt.TokenID == "" {
 				t.Errorf("logout token sub %q sid %q jti %q; want sub ben sid %q", lt.Subject, lt.SessionID, lt.TokenID, idc.SID)
 			}
-			jws, err := jose.ParseSigned(r.token, []jose.SignatureAlgorithm{jose.RS256})
+			jws, err := jose.ParseSignedCompact(r.token, []jose.SignatureAlgorithm{jose.RS256})
 			if err != nil {
 				t.Fatal(err)
 			}
