@@ -3,6 +3,7 @@ package oidcinterop_test
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"html"
 	"io"
 	"log/slog"
@@ -13,6 +14,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -51,6 +53,22 @@ type provider struct {
 	// that the host is sent a back-channel logout token naming sid and no
 	// sub.
 	endSession func(t *testing.T, b *browser, h *host, sid string)
+	// logoutToken is a logout token of the provider, signed with its key,
+	// that names sid and no sub.
+	logoutToken func(t *testing.T, sid string) string
+}
+
+// downList is a list of ended logins whose writes can be made to fail.
+type downList struct {
+	*gorillasession.MemoryEndedLogins
+	down atomic.Bool
+}
+
+func (l *downList) EndLoginsOfSID(ctx context.Context, sid string) error {
+	if l.down.Load() {
+		return errors.New("connection refused")
+	}
+	return l.MemoryEndedLogins.EndLoginsOfSID(ctx, sid)
 }
 
 // host is a host app built from the kit's pieces with their defaults:
@@ -64,6 +82,7 @@ type host struct {
 	oauth    *oauth2.Config
 	verifier *oidc.IDTokenVerifier
 	identity *gorillasession.Identity
+	list     *downList
 
 	mu          sync.Mutex
 	pending     map[string]pendingLogin // by state
@@ -92,8 +111,8 @@ func newHost(t *testing.T, srv *httptest.Server, issuer string) *host {
 	store.Options.Secure = false // loopback http
 	h.identity = gorillasession.New(store, "host-session")
 	h.identity.Logger = slog.New(slog.DiscardHandler)
-	list := gorillasession.NewMemoryEndedLogins(gorillasession.DefaultMaxAge * time.Second)
-	h.identity.EndedLogins = list
+	h.list = &downList{MemoryEndedLogins: gorillasession.NewMemoryEndedLogins(gorillasession.DefaultMaxAge * time.Second)}
+	h.identity.EndedLogins = h.list
 	cfg := h.platform.KitConfig()
 	cfg.Identity, cfg.Store = h.identity, memstore.New()
 	cfg.Logger = slog.New(slog.DiscardHandler)
@@ -119,7 +138,7 @@ func newHost(t *testing.T, srv *httptest.Server, issuer string) *host {
 		}
 		w.WriteHeader(http.StatusNoContent)
 	})))
-	bcl := oidcclaims.BackChannelLogout(h.verifier, oidcclaims.EndingLogins(list, kit), oidcclaims.WithLogger(slog.New(slog.DiscardHandler)))
+	bcl := oidcclaims.BackChannelLogout(h.verifier, oidcclaims.EndingLogins(h.list, kit), oidcclaims.WithLogger(slog.New(slog.DiscardHandler)))
 	mux.HandleFunc("POST /backchannel", func(w http.ResponseWriter, r *http.Request) {
 		rec := httptest.NewRecorder()
 		bcl.ServeHTTP(rec, r)
@@ -269,6 +288,18 @@ func signIn(t *testing.T, p *provider, h *host, b *browser) string {
 	return h.sid()
 }
 
+// postLogout posts a logout token to h's back-channel endpoint, as a
+// provider does, and returns the answer's status.
+func postLogout(t *testing.T, h *host, token string) int {
+	t.Helper()
+	resp, err := http.PostForm(h.url+"/backchannel", url.Values{"logout_token": {token}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
 func signedIn(t *testing.T, h *host, b *browser) bool {
 	t.Helper()
 	resp, _ := b.do(t, http.MethodGet, h.url+"/me", nil)
@@ -284,10 +315,12 @@ func mint(t *testing.T, h *host, b *browser) {
 
 // TestOneModelOfALogin runs the same story against each provider: sign in
 // and open a dashboard; sign out of the host alone; sign in again, in the
-// same provider session (same sid), which must work; open a dashboard;
-// then the provider ends its session with a back-channel logout token
-// that names only the sid, which the host answers 200, signing the
-// browser out and revoking every embed session of the provider session.
+// same provider session (same sid), which must work; open a dashboard; a
+// sid-only logout token while the host's list of ended logins is down is
+// answered 400, never 200; then the provider ends its session with a
+// back-channel logout token that names only the sid, which the host
+// answers 200, signing the browser out and revoking every embed session
+// of the provider session.
 func TestOneModelOfALogin(t *testing.T) {
 	for name, start := range map[string]func(t *testing.T) (*provider, *host){
 		"devidp":          startDevIdP,
@@ -318,6 +351,14 @@ func TestOneModelOfALogin(t *testing.T) {
 			if live, revoked := h.embeds(p.subject); live != 1 || revoked != 1 {
 				t.Fatalf("embed sessions before the back-channel logout: %d live, %d revoked; want 1, 1", live, revoked)
 			}
+
+			// A logout the host cannot record is answered 400, so that the
+			// provider knows it did not take.
+			h.list.down.Store(true)
+			if got := postLogout(t, h, p.logoutToken(t, sid)); got != http.StatusBadRequest {
+				t.Errorf("a sid-only logout token while the list of ended logins is down: %d, want 400", got)
+			}
+			h.list.down.Store(false)
 
 			p.endSession(t, b, h, sid)
 			if got := h.lastBackChannel(); got != http.StatusOK {
@@ -381,6 +422,13 @@ func startDevIdP(t *testing.T) (*provider, *host) {
 		if resp, _ := b.do(t, http.MethodPost, issuer+"/logout", url.Values{"confirm": {"yes"}}); resp.StatusCode != http.StatusOK {
 			t.Fatalf("provider logout confirmed: %d", resp.StatusCode)
 		}
+	}
+	p.logoutToken = func(t *testing.T, sid string) string {
+		token, err := idp.LogoutToken(clientID, "", sid, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return token
 	}
 	return p, newHost(t, hostSrv, issuer)
 }
@@ -457,8 +505,7 @@ func startZitadel(t *testing.T) (*provider, *host) {
 		resp, _ = b.do(t, http.MethodGet, location(t, resp).String(), nil) // the op's authorize callback
 		return location(t, resp)
 	}
-	p.endSession = func(t *testing.T, _ *browser, h *host, sid string) {
-		st.endSession(user)
+	p.logoutToken = func(t *testing.T, sid string) string {
 		key, err := st.SigningKey(t.Context())
 		if err != nil {
 			t.Fatal(err)
@@ -473,11 +520,11 @@ func startZitadel(t *testing.T) (*provider, *host) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp, err := http.PostForm(h.url+"/backchannel", url.Values{"logout_token": {token}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
+		return token
+	}
+	p.endSession = func(t *testing.T, _ *browser, h *host, sid string) {
+		st.endSession(user)
+		postLogout(t, h, p.logoutToken(t, sid))
 	}
 	return p, newHost(t, hostSrv, issuer)
 }
