@@ -17,8 +17,8 @@ import (
 // deleted on the server (a cookie store): once logout records a session's
 // key, every instance sharing the Redis refuses a copy of the cookie, and
 // so does the same instance after a restart. Its EndLoginsOf and
-// EndLoginsOfSID serve back-channel logout. Make one with NewEndedLogins; it is safe for
-// concurrent use.
+// EndLoginsOfSID serve back-channel logout. Make one with
+// NewEndedLogins; it is safe for concurrent use.
 //
 // Keys, subjects and provider sids appear in Redis only as SHA-256
 // digests. Records carry a Redis expiry, so the list holds no more than
