@@ -138,7 +138,11 @@
 // and the time its next attempt is due. The queue is the store's own when
 // it implements RevokeQueue (surviving restarts with the Redis store),
 // otherwise a MemoryQueue. RevokeSubject serves OpenID Connect
-// back-channel logout with stores that implement SubjectIndex.
+// back-channel logout with stores that implement SubjectIndex, and
+// RevokeProviderSession a logout token that names only the provider's
+// sid (Viewer.ProviderSID): each id minted for a viewer with a
+// ProviderSID is kept under the sid too, in any store that is not
+// RequestScoped.
 //
 // # Security defaults
 //

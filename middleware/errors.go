@@ -32,6 +32,9 @@ var (
 	// ErrNoSubjectIndex: RevokeSubject needs a store that implements
 	// SubjectIndex.
 	ErrNoSubjectIndex = errors.New("middleware: the SessionStore cannot find sessions by subject (it does not implement SubjectIndex)")
+	// ErrRequestScopedStore: RevokeProviderSession cannot reach a RequestScoped store (a cookie), whose ids live in
+	// the browser.
+	ErrRequestScopedStore = errors.New("middleware: the SessionStore keeps its records in the request (RequestScoped), so they cannot be reached outside one")
 )
 
 // defaultRetryAfter is the Retry-After of an outage without a platform

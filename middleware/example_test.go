@@ -1,6 +1,7 @@
 package middleware_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"html/template"
@@ -334,4 +335,30 @@ func ExampleKit_HostSettings() {
 	}
 	fmt.Println(strings.Replace(b.String(), platformURL, "PLATFORM", 1))
 	// Output: <meta name="embedkit" content="{&#34;platformOrigin&#34;:&#34;PLATFORM&#34;,&#34;sessionURL&#34;:&#34;/embed/session&#34;,&#34;framePrefix&#34;:&#34;/embed/frame/&#34;,&#34;version&#34;:&#34;0.1.0&#34;}">
+}
+
+// A back-channel logout token that names only the provider's session id
+// (OpenID Connect "sid", Viewer.ProviderSID) reaches every embed session
+// minted for a login made in that provider session. oidcclaims serves the
+// endpoint (BackChannelLogout, EndingLogins) and calls this.
+func ExampleKit_RevokeProviderSession() {
+	platformURL, client, stop := startPlatform()
+	defer stop()
+	kit := exampleKit(platformURL, client, func(c *middleware.Config) {
+		c.Identity = middleware.IdentityFunc(func(r *http.Request) (*middleware.Viewer, error) {
+			v, err := hostSession(r)
+			if err == nil {
+				v.ProviderSID = r.Header.Get("X-Demo-SID") // from the ID token's sid claim
+			}
+			return v, err
+		})
+	})
+	r := httptest.NewRequest(http.MethodGet, "/embed/frame/sales", nil)
+	r.Header.Set("X-Demo-User", "ana")
+	r.Header.Set("X-Demo-SID", "08a5019c")
+	kit.FrameHandler().ServeHTTP(httptest.NewRecorder(), r)
+
+	err := kit.RevokeProviderSession(context.Background(), "08a5019c")
+	fmt.Println(err)
+	// Output: <nil>
 }

@@ -1,6 +1,7 @@
 package middleware
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -271,7 +272,7 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 	}
 	sctx, stop := detached(r.Context(), storeTimeout)
 	defer stop()
-	if err := k.storeFor(w, r).Add(sctx, v.Key(), m); err != nil {
+	if err := k.track(sctx, k.storeFor(w, r), v, m); err != nil {
 		// An id that logout cannot find must not stay usable.
 		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelError, "embedkit: session store failed; revoking the new session", logAttrs(slog.String("session", embedkit.Redact(m.SessionID)), slog.String("error", err.Error()))...)
 		k.revokeAll(r.Context(), []Minted{m})
@@ -326,6 +327,25 @@ func (k *Kit) viewer(r *http.Request) (*Viewer, error) {
 }
 
 // storeFor returns the store to use for this request.
+// track keeps m for logout: under the viewer's login (v.Key), and, when
+// the viewer names a provider session and the store is reachable outside
+// a request, a second time under that session, so that a back-channel
+// logout naming only the sid finds it (RevokeProviderSession). Revoke is
+// idempotent on the platform, so a copy left behind after the login's own
+// logout costs one more revoke at most.
+func (k *Kit) track(ctx context.Context, s SessionStore, v *Viewer, m Minted) error {
+	if err := s.Add(ctx, v.Key(), m); err != nil {
+		return err
+	}
+	if v.ProviderSID == "" {
+		return nil
+	}
+	if _, scoped := k.cfg.Store.(RequestScoped); scoped {
+		return nil
+	}
+	return s.Add(ctx, providerKey(v.ProviderSID), m)
+}
+
 func (k *Kit) storeFor(w http.ResponseWriter, r *http.Request) SessionStore {
 	if rs, ok := k.cfg.Store.(RequestScoped); ok && r != nil {
 		return rs.ForRequest(w, r)

@@ -166,7 +166,8 @@ func (p plainStore) Take(ctx context.Context, key string) ([]Minted, error) {
 type syncBuffer = testkit.SyncBuffer
 
 // headerIdentity reads the viewer from test headers: X-User is the
-// subject, X-Session the host session, X-Groups a comma list. X-Broken
+// subject, X-Session the host session, X-SID the provider session,
+// X-Groups a comma list. X-Broken
 // makes it fail as a claim-mapping error would.
 var headerIdentity = IdentityFunc(func(r *http.Request) (*Viewer, error) {
 	if r.Header.Get("X-Broken") != "" {
@@ -177,11 +178,12 @@ var headerIdentity = IdentityFunc(func(r *http.Request) (*Viewer, error) {
 		return nil, ErrNoViewer
 	}
 	v := &Viewer{
-		Subject:    sub,
-		SessionKey: r.Header.Get("X-Session"),
-		Locale:     r.Header.Get("X-Locale"),
-		TimeZone:   r.Header.Get("X-TZ"),
-		Tenant:     r.Header.Get("X-Tenant"),
+		Subject:     sub,
+		SessionKey:  r.Header.Get("X-Session"),
+		ProviderSID: r.Header.Get("X-SID"),
+		Locale:      r.Header.Get("X-Locale"),
+		TimeZone:    r.Header.Get("X-TZ"),
+		Tenant:      r.Header.Get("X-Tenant"),
 	}
 	if g := r.Header.Get("X-Groups"); g != "" {
 		v.Groups = strings.Split(g, ",")

@@ -73,18 +73,36 @@ func (k *Kit) RevokeRequest(w http.ResponseWriter, r *http.Request) error {
 }
 
 // RevokeSessionKey revokes every session id minted for the host login
-// session sessionKey (a Viewer.SessionKey, such as an OpenID Connect
-// provider's sid), for hosts that end sessions outside a request. It
-// satisfies oidcclaims.SessionRevoker, so back-channel logout of a token
-// that names only a session reaches the Kit directly. With a
-// RequestScoped store (a cookie) the ids live in the browser: use
-// RevokeRequest. An empty sessionKey is an error; other errors are those
-// of RevokeRequest.
+// session sessionKey (a Viewer.SessionKey, the login's own key), for
+// hosts that end sessions outside a request. A provider's sid is not a
+// session key: for a back-channel logout that names only a sid, use
+// RevokeProviderSession. With a RequestScoped store (a cookie) the ids
+// live in the browser: use RevokeRequest. An empty sessionKey is an error; other errors
+// are those of RevokeRequest.
 func (k *Kit) RevokeSessionKey(ctx context.Context, sessionKey string) error {
 	if sessionKey == "" {
 		return errors.New("middleware: RevokeSessionKey: empty session key")
 	}
 	return k.revokeKey(ctx, k.cfg.Store, (&Viewer{SessionKey: sessionKey}).Key())
+}
+
+// RevokeProviderSession revokes every session id minted for a login made
+// in the identity provider's session sid (Viewer.ProviderSID), for
+// OpenID Connect back-channel logout by a token that names a sid and no
+// subject; it satisfies oidcclaims.ProviderSessionRevoker. It finds them
+// because each mint for a viewer with a ProviderSID is kept under that
+// sid too. A RequestScoped store (a cookie) keeps its ids in the browser,
+// out of reach: RevokeProviderSession then returns ErrRequestScopedStore,
+// so that the provider hears that the logout did not reach them. An empty
+// sid is an error; other errors are those of RevokeRequest.
+func (k *Kit) RevokeProviderSession(ctx context.Context, sid string) error {
+	if sid == "" {
+		return errors.New("middleware: RevokeProviderSession: empty sid")
+	}
+	if _, scoped := k.cfg.Store.(RequestScoped); scoped {
+		return fmt.Errorf("middleware: RevokeProviderSession: %w", ErrRequestScopedStore)
+	}
+	return k.revokeKey(ctx, k.cfg.Store, providerKey(sid))
 }
 
 // RevokeSubject revokes every session id minted for subject across all
@@ -141,7 +159,14 @@ func (k *Kit) revokeKey(ctx context.Context, s SessionStore, key string) error {
 // queueing failed.
 func (k *Kit) revokeAll(ctx context.Context, ms []Minted) error {
 	ds := make([]Deferred, 0, len(ms))
+	// An id kept under its login and its provider session comes back
+	// twice from TakeSubject: it is revoked once.
+	seen := make(map[string]struct{}, len(ms))
 	for _, m := range ms {
+		if _, dup := seen[m.SessionID]; dup {
+			continue
+		}
+		seen[m.SessionID] = struct{}{}
 		ds = append(ds, Deferred{Minted: m})
 	}
 	ds = k.live(ds)

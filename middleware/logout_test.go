@@ -349,3 +349,50 @@ func TestRevokeSubjectRefusesCaseFolding(t *testing.T) {
 		t.Errorf("kate's sessions %v were revoked for another subject", revoked)
 	}
 }
+
+// TestRevokeProviderSession: a back-channel logout that names only the
+// provider's sid revokes the embed sessions of every login made in that
+// provider session (each kept under the login's own key), and no other.
+func TestRevokeProviderSession(t *testing.T) {
+	mintIn := func(tk *testKit, user, key, sid string) {
+		r := request(http.MethodGet, "/embed/frame/sales", user)
+		r.Header.Set("X-Session", key)
+		if sid != "" {
+			r.Header.Set("X-SID", sid)
+		}
+		if w := serve(tk.FrameHandler(), r); w.Code != http.StatusSeeOther {
+			t.Fatalf("mint for %s: %d", key, w.Code)
+		}
+	}
+	tk := newTestKit(t, nil)
+	mintIn(tk, "ana", "login-1", "sid-ana")
+	mintIn(tk, "ana", "login-1", "sid-ana")
+	mintIn(tk, "ana", "login-2", "sid-ana") // signed out locally, signed in again: same sid
+	mintIn(tk, "ana", "login-3", "sid-other")
+	mintIn(tk, "bob", "login-4", "")
+	if err := tk.RevokeProviderSession(context.Background(), "sid-ana"); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(tk.platform.revokedIDs()); got != 3 {
+		t.Errorf("revoked %d, want the 3 minted in provider session sid-ana", got)
+	}
+	// The logins' own copies stay until their logout, which revokes
+	// them again (the platform answers 204 for a revoked id); a subject
+	// logout finds each id under its login and its provider session, and
+	// revokes it once: ana's four.
+	if err := tk.RevokeSubject(context.Background(), "ana"); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(tk.platform.revokedIDs()); got != 3+4 {
+		t.Errorf("after RevokeSubject: %d revokes in all, want 3+4 (each of ana's ids once more)", got)
+	}
+	if err := tk.RevokeProviderSession(context.Background(), ""); err == nil {
+		t.Error("an empty sid was accepted")
+	}
+
+	cookie := newTestKit(t, func(c *Config) { c.Store = cookieStore{plainStore{newMapStore()}} })
+	mintIn(cookie, "ana", "login-1", "sid-ana")
+	if err := cookie.RevokeProviderSession(context.Background(), "sid-ana"); !errors.Is(err, ErrRequestScopedStore) {
+		t.Errorf("with a RequestScoped store: err = %v, want ErrRequestScopedStore", err)
+	}
+}

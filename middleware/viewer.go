@@ -19,10 +19,20 @@ type Viewer struct {
 	// (embedkit.ExternalIDCaseSafe).
 	Subject string
 	// SessionKey identifies the host's login session: stable while the user
-	// stays logged in, new at each login. Session ids minted for the viewer
-	// are kept under it so that logout revokes exactly them. Empty means the
-	// subject is used, so logout then revokes all of the subject's sessions.
+	// stays logged in, new at each login, and the login's own (never the
+	// identity provider's session id, which outlives a sign-out at the host
+	// alone: see ProviderSID). Session ids minted for the viewer are kept
+	// under it so that logout revokes exactly them. Empty means the subject
+	// is used, so logout then revokes all of the subject's sessions.
 	SessionKey string
+	// ProviderSID is the identity provider's session id for the login (the
+	// OpenID Connect "sid" claim), or empty. It is kept beside SessionKey,
+	// not in its place: one provider session may hold several host logins
+	// (a user who signs out of the host alone and signs in again gets the
+	// same sid), and a logout that names the sid ends every one of them
+	// (EndedLogins.EndLoginsOfSID, Kit.RevokeProviderSession) while a new
+	// login is never refused for an old one's record.
+	ProviderSID string
 
 	Email       string
 	DisplayName string
@@ -52,6 +62,10 @@ func (v *Viewer) Key() string {
 	}
 	return "u:" + v.Subject
 }
+
+// providerKey is the key under which minted session ids are kept, a
+// second time, for the provider session sid (Kit.RevokeProviderSession).
+func providerKey(sid string) string { return "p:" + sid }
 
 // ErrNoViewer is returned by an Identity when the request has no logged-in
 // user. Handlers answer it with 401, or a redirect to login when configured.
@@ -90,13 +104,34 @@ type IdentityFunc func(r *http.Request) (*Viewer, error)
 // Viewer calls f(r).
 func (f IdentityFunc) Viewer(r *http.Request) (*Viewer, error) { return f(r) }
 
+// Login names one host login to EndedLogins.LoginEnded: whose it is, its
+// own key, the provider session it was made in, and when it was saved.
+type Login struct {
+	// Subject is the login's Viewer.Subject.
+	Subject string
+	// Key is the login's Viewer.SessionKey; empty when it has none.
+	Key string
+	// ProviderSID is the login's Viewer.ProviderSID; empty when the
+	// provider sent none.
+	ProviderSID string
+	// Issued is when the login was saved (the sign-in).
+	Issued time.Time
+}
+
 // EndedLogins is a server-side list of host login sessions that ended,
 // for an Identity whose sessions the server cannot delete: a cookie that
 // holds the whole session stays valid until it expires, so logout records
 // its key here, and the Identity refuses a copy of it from then on
 // (gorillasession.Identity.EndedLogins). Ending a login here is not
 // revoking an embed session on the platform: that is the Kit's
-// (Kit.RevokeRequest, RevokeSessionKey, RevokeSubject).
+// (Kit.RevokeRequest, RevokeSessionKey, RevokeSubject,
+// RevokeProviderSession).
+//
+// A login is named three ways, and a record by any of them ends exactly
+// the logins it names: its own key (EndLogin), its subject (EndLoginsOf)
+// and its provider session (EndLoginsOfSID). The last two end the logins
+// saved until the call, never a later one, so a new login is never
+// refused for an old one's record.
 //
 // gorillasession.MemoryEndedLogins keeps the list in one process;
 // redisstore.EndedLogins shares it between instances and restarts.
@@ -105,17 +140,24 @@ func (f IdentityFunc) Viewer(r *http.Request) (*Viewer, error) { return f(r) }
 type EndedLogins interface {
 	// EndLogin records that the login session with key (its
 	// Viewer.SessionKey) ended. The record may be dropped after until,
-	// when its cookie has expired anyway; a later until extends an
-	// earlier record, an earlier one never shortens it, and an until
-	// already past records nothing. An empty key is an error.
+	// when every cookie of the login is refused anyway; a later until
+	// extends an earlier record, an earlier one never shortens it, and an
+	// until already past records nothing. An empty key is an error.
 	EndLogin(ctx context.Context, key string, until time.Time) error
 	// EndLoginsOf ends every login session of subject saved until now
 	// (OpenID Connect back-channel logout); a session saved later (a new
 	// login) is not affected. An empty subject is an error.
 	EndLoginsOf(ctx context.Context, subject string) error
-	// LoginEnded reports whether the login session of subject with key,
-	// saved at issued, has ended: by its key, or by an EndLoginsOf of its
-	// subject at or after issued. An error (the list is unreachable) is
-	// returned as such, never as "not ended": the caller decides.
-	LoginEnded(ctx context.Context, subject, key string, issued time.Time) (bool, error)
+	// EndLoginsOfSID ends every login session made in the provider
+	// session sid (Viewer.ProviderSID) saved until now, for OpenID
+	// Connect back-channel logout by a token that names a sid; a session
+	// saved later (a new login in the same provider session) is not
+	// affected. An empty sid is an error.
+	EndLoginsOfSID(ctx context.Context, sid string) error
+	// LoginEnded reports whether the login l has ended: by its key, by an
+	// EndLoginsOf of its subject or an EndLoginsOfSID of its provider
+	// session at or after l.Issued. An empty Key or ProviderSID matches
+	// no record. An error (the list is unreachable) is returned as such,
+	// never as "not ended": the caller decides.
+	LoginEnded(ctx context.Context, l Login) (bool, error)
 }

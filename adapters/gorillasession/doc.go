@@ -67,12 +67,32 @@
 // that must survive a restart), and Clear records the login as ended, so
 // that Viewer refuses the copy. (Ending a login is the host's side of
 // logout; revoking the embed sessions minted for it on the platform is the
-// Kit's, Kit.Logout.) The record is kept
-// until MaxAge from the logout, since every save of the session signs the
-// cookie anew and a copy saved just before logout lives that long.
-// Identity.MaxLifetime bounds a login absolutely, however often its
-// cookie is saved again. EndLoginsOf ends every cookie session of a
-// subject, for OpenID Connect back-channel logout.
+// Kit's, Kit.Logout.)
+//
+// Every save of the session signs the cookie anew, for another MaxAge, and
+// a host may save it for a signed-out visitor too (a flash message, a
+// language choice): a copy of the pre-logout cookie saved that way would
+// outlive any record kept for a fixed time. So a login has an absolute
+// lifetime, Identity.MaxLifetime, by default the cookie's MaxAge counted
+// from Save, however often the cookie is saved again; and the record of
+// an ended login lasts until that lifetime is over, and a second more
+// (securecookie compares whole seconds, so it accepts a cookie up to
+// MaxAge + 1 s after signing it). Identity.MaxLifetime = NoMaxLifetime
+// turns the lifetime off; the record then lasts MaxAge and a second from
+// the logout, and a copy that is saved again in that time outlives it.
+//
+// A login is named three ways: its own key (Viewer.SessionKey, random
+// when the viewer has none), its subject and the identity provider's
+// session id (Viewer.ProviderSID, the OpenID Connect sid, kept beside the
+// key, never in its place). Clear ends the login by its key;
+// EndLoginsOf ends every login of a subject and EndLoginsOfSID every
+// login made in a provider session, for OpenID Connect back-channel
+// logout (oidcclaims.EndingLogins). Each ends the logins saved until
+// then, so a user who signs out of the host alone and signs in again in
+// the same provider session is not refused for the old login's record.
+// Pass NewMemoryEndedLogins and redisstore.NewEndedLogins the login
+// lifetime (MaxLifetime, or the cookie's MaxAge), which is how long those
+// records last.
 //
 // Clear expires the cookie before it writes to the list, so logout ends
 // the session in the browser even while the list is down. A record it

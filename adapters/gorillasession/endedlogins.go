@@ -5,12 +5,20 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"github.com/embedkit/embedkit/middleware"
 )
+
+// cookieSlack is how long past its MaxAge securecookie still accepts a
+// cookie: it compares whole seconds, so a cookie signed at 12:00:00.9
+// with a MaxAge of 2 s is accepted until 12:00:03. Records of ended
+// logins are kept this much longer than the cookies they refuse.
+const cookieSlack = time.Second
 
 // MemoryEndedLogins is a middleware.EndedLogins kept in process memory, for a single
 // instance of the host app (several instances need a shared list). Records
 // are dropped once the cookies they refuse have expired, so its size is
-// bounded by the logouts within one cookie lifetime. The zero value is not
+// bounded by the logouts within one login lifetime. The zero value is not
 // ready; use NewMemoryEndedLogins.
 type MemoryEndedLogins struct {
 	// Now is the clock (default time.Now).
@@ -19,16 +27,19 @@ type MemoryEndedLogins struct {
 	lifetime time.Duration
 	mu       sync.Mutex
 	keys     map[string]time.Time // key → until
-	subjects map[string]subjectRevoke
+	subjects map[string]endedSince
+	sids     map[string]endedSince
 }
 
-type subjectRevoke struct {
+// endedSince ends the logins saved at or before at, until until.
+type endedSince struct {
 	at, until time.Time
 }
 
 // NewMemoryEndedLogins returns an empty list. lifetime is the longest a
-// session cookie lives (the store's MaxAge, DefaultMaxAge for
-// SecureCookieStore); an EndLoginsOf is kept that long.
+// login lives: Identity.MaxLifetime, which is the session cookie's MaxAge
+// unless set (DefaultMaxAge for SecureCookieStore). An EndLoginsOf or
+// EndLoginsOfSID is kept that long, and cookieSlack more.
 func NewMemoryEndedLogins(lifetime time.Duration) *MemoryEndedLogins {
 	if lifetime <= 0 {
 		lifetime = DefaultMaxAge * time.Second
@@ -36,7 +47,8 @@ func NewMemoryEndedLogins(lifetime time.Duration) *MemoryEndedLogins {
 	return &MemoryEndedLogins{
 		lifetime: lifetime,
 		keys:     make(map[string]time.Time),
-		subjects: make(map[string]subjectRevoke),
+		subjects: make(map[string]endedSince),
+		sids:     make(map[string]endedSince),
 	}
 }
 
@@ -69,24 +81,44 @@ func (m *MemoryEndedLogins) EndLoginsOf(_ context.Context, subject string) error
 	if subject == "" {
 		return errors.New("gorillasession: EndLoginsOf: empty subject")
 	}
+	m.endSince(m.subjects, subject)
+	return nil
+}
+
+// EndLoginsOfSID ends every login session made in the provider session
+// sid saved until now; sessions saved later (a new login in the same
+// provider session) are not affected. Back-channel logout by a token
+// that names a sid uses it.
+func (m *MemoryEndedLogins) EndLoginsOfSID(_ context.Context, sid string) error {
+	if sid == "" {
+		return errors.New("gorillasession: EndLoginsOfSID: empty sid")
+	}
+	m.endSince(m.sids, sid)
+	return nil
+}
+
+// endSince records in set that the logins of name saved until now ended.
+func (m *MemoryEndedLogins) endSince(set map[string]endedSince, name string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.now()
 	m.prune(now)
-	m.subjects[subject] = subjectRevoke{at: now, until: now.Add(m.lifetime)}
-	return nil
+	set[name] = endedSince{at: now, until: now.Add(m.lifetime + cookieSlack)}
 }
 
-// LoginEnded reports whether the login session ended, by its key or by
-// its subject.
-func (m *MemoryEndedLogins) LoginEnded(_ context.Context, subject, key string, issued time.Time) (bool, error) {
+// LoginEnded reports whether the login l ended, by its key, its subject
+// or its provider session.
+func (m *MemoryEndedLogins) LoginEnded(_ context.Context, l middleware.Login) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.now()
-	if until, ok := m.keys[key]; ok && key != "" && now.Before(until) {
+	if until, ok := m.keys[l.Key]; ok && l.Key != "" && now.Before(until) {
 		return true, nil
 	}
-	if s, ok := m.subjects[subject]; ok && now.Before(s.until) && !issued.After(s.at) {
+	if s, ok := m.subjects[l.Subject]; ok && now.Before(s.until) && !l.Issued.After(s.at) {
+		return true, nil
+	}
+	if s, ok := m.sids[l.ProviderSID]; ok && l.ProviderSID != "" && now.Before(s.until) && !l.Issued.After(s.at) {
 		return true, nil
 	}
 	return false, nil
@@ -99,9 +131,11 @@ func (m *MemoryEndedLogins) prune(now time.Time) {
 			delete(m.keys, k)
 		}
 	}
-	for s, r := range m.subjects {
-		if !now.Before(r.until) {
-			delete(m.subjects, s)
+	for _, set := range []map[string]endedSince{m.subjects, m.sids} {
+		for s, r := range set {
+			if !now.Before(r.until) {
+				delete(set, s)
+			}
 		}
 	}
 }

@@ -35,6 +35,10 @@ const MaxCookieBytes = 4096
 // claims; the session is left as it was.
 var ErrCookieTooLarge = errors.New("gorillasession: session cookie too large")
 
+// NoMaxLifetime, as Identity.MaxLifetime, turns the absolute lifetime of
+// a login off.
+const NoMaxLifetime time.Duration = -1
+
 // ErrNotRecorded is returned (wrapped, with the list's error) by Clear and
 // End when the ended login could not be written to EndedLogins. Clear has
 // expired the cookie anyway, and has logged and counted the failure.
@@ -54,11 +58,15 @@ type Identity struct {
 	// pre-logout cookie no longer logs anyone in. Without it a cookie store
 	// cannot invalidate a cookie before its MaxAge.
 	EndedLogins middleware.EndedLogins
-	// MaxLifetime, when positive, is the absolute lifetime of a login:
-	// Viewer refuses a session whose viewer was saved by Save longer ago,
-	// however often the cookie was saved again since (each save signs it
-	// anew, for another MaxAge). Zero leaves the cookie's MaxAge, renewed
-	// by every save, as the only bound.
+	// MaxLifetime is the absolute lifetime of a login, from Save: Viewer
+	// refuses a session whose viewer was saved longer ago, however often
+	// the cookie was saved again since (each save signs it anew, for
+	// another MaxAge, so without this bound a copy of the cookie that
+	// any handler saves, a flash message for a signed-out visitor, lives
+	// on for ever). Zero means the session cookie's MaxAge (DefaultMaxAge
+	// when the store sets none); NoMaxLifetime turns the bound off, which
+	// leaves the cookie's MaxAge, renewed by every save, as the only one,
+	// and lets a re-signed copy outlive its ended-login record.
 	MaxLifetime time.Duration
 	// Logger receives the Identity's records: the one warning of a Secure
 	// cookie over plain http (see Viewer), and an ended login Clear could
@@ -166,7 +174,9 @@ func (id *Identity) Save(w http.ResponseWriter, r *http.Request, v *middleware.V
 // Viewer returns the viewer stored by Save. It returns ErrNoViewer when the
 // session holds none, when the cookie does not decode (tampered, expired,
 // or signed with a retired key), when the login is older than
-// MaxLifetime, and when EndedLogins says the login ended. When
+// MaxLifetime (by default the cookie's MaxAge from Save), and when
+// EndedLogins says the login ended (by its key, its subject or its
+// provider session). When
 // EndedLogins cannot be read, the error is a
 // *middleware.UnverifiedViewerError: the kit mints nothing for the
 // request, and its logout still revokes the login's embed sessions.
@@ -189,11 +199,14 @@ func (id *Identity) Viewer(r *http.Request) (*middleware.Viewer, error) {
 	if !ok {
 		return nil, middleware.ErrNoViewer
 	}
-	if id.MaxLifetime > 0 && !id.now().Before(time.UnixMilli(rec.Issued).Add(id.MaxLifetime)) {
+	issued := time.UnixMilli(rec.Issued)
+	if life := id.lifetime(sess); life > 0 && !id.now().Before(issued.Add(life)) {
 		return nil, fmt.Errorf("%w: the login is older than Identity.MaxLifetime", middleware.ErrNoViewer)
 	}
 	if id.EndedLogins != nil {
-		revoked, err := id.EndedLogins.LoginEnded(r.Context(), rec.Subject, rec.SessionKey, time.UnixMilli(rec.Issued))
+		revoked, err := id.EndedLogins.LoginEnded(r.Context(), middleware.Login{
+			Subject: rec.Subject, Key: rec.SessionKey, ProviderSID: rec.ProviderSID, Issued: issued,
+		})
 		if err != nil {
 			// Who it is, but not whether the login still holds: the kit
 			// mints nothing for it, and its logout still revokes.
@@ -209,9 +222,10 @@ func (id *Identity) Viewer(r *http.Request) (*middleware.Viewer, error) {
 // Clear ends the login session. It expires the cookie first (with a
 // server-side store, deletes the record), whatever else fails, so that
 // logout always ends the session in the browser. Then, when EndedLogins
-// is set, it records the session key as ended until the cookie's MaxAge
-// from now, when every copy of the cookie, however recently saved, has
-// expired. A record that cannot be written (the list is down) is logged
+// is set, it records the session key as ended until no copy of the
+// cookie, however recently saved, can sign anyone in: the end of the
+// login's MaxLifetime, or, with NoMaxLifetime, the cookie's MaxAge from
+// now (and a second of slack: securecookie compares whole seconds). A record that cannot be written (the list is down) is logged
 // to Logger and counted in Metrics (middleware.ReportLogoutIncomplete,
 // step middleware.LogoutStepLogin), and Clear returns an error wrapping
 // ErrNotRecorded: the cookie is gone, but a copy taken before logout
@@ -231,7 +245,7 @@ func (id *Identity) Clear(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	rec, hasViewer := storedViewerOf(sess)
-	maxAge := cookieMaxAge(sess)
+	until := id.recordUntil(rec, sess)
 	sess.Values = map[any]any{}
 	if sess.Options == nil {
 		sess.Options = &sessions.Options{Path: "/"}
@@ -243,7 +257,7 @@ func (id *Identity) Clear(w http.ResponseWriter, r *http.Request) error {
 	if !hasViewer {
 		return saveErr
 	}
-	if err := id.record(r.Context(), rec, maxAge); err != nil {
+	if err := id.recordBy(r.Context(), rec, until); err != nil {
 		middleware.ReportLogoutIncomplete(r.Context(), id.logger(), id.Metrics, middleware.LogoutStepLogin, err)
 		return errors.Join(saveErr, err)
 	}
@@ -266,7 +280,7 @@ func (id *Identity) End(r *http.Request) error {
 	if !ok {
 		return nil
 	}
-	return id.record(r.Context(), rec, cookieMaxAge(sess))
+	return id.recordBy(r.Context(), rec, id.recordUntil(rec, sess))
 }
 
 // cookieMaxAge is the MaxAge, in seconds, of sess's cookie: its options',
@@ -278,20 +292,41 @@ func cookieMaxAge(sess *sessions.Session) int {
 	return DefaultMaxAge
 }
 
-// record records the login rec as ended until every copy of its cookie
-// has expired: maxAge seconds from now.
-func (id *Identity) record(ctx context.Context, rec storedViewer, maxAge int) error {
+// lifetime is the absolute lifetime of a login in sess: MaxLifetime, the
+// cookie's MaxAge when that is zero, or 0 (none) for NoMaxLifetime.
+func (id *Identity) lifetime(sess *sessions.Session) time.Duration {
+	switch {
+	case id.MaxLifetime > 0:
+		return id.MaxLifetime
+	case id.MaxLifetime < 0:
+		return 0
+	}
+	return time.Duration(cookieMaxAge(sess)) * time.Second
+}
+
+// recordBy records the login rec as ended until until (recordUntil).
+func (id *Identity) recordBy(ctx context.Context, rec storedViewer, until time.Time) error {
 	if id.EndedLogins == nil || rec.SessionKey == "" {
 		return nil
 	}
-	// The cookie is signed again each time its session is saved, so a
-	// copy saved just before now stays valid for maxAge from now: the
-	// login's own time says nothing about its copies.
-	until := id.now().Add(time.Duration(maxAge) * time.Second)
 	if err := id.EndedLogins.EndLogin(ctx, rec.SessionKey, until); err != nil {
 		return fmt.Errorf("%w: %w", ErrNotRecorded, err)
 	}
 	return nil
+}
+
+// recordUntil is how long the record of the ended login rec must last:
+// past the last moment any cookie of it is accepted, and cookieSlack
+// more, since securecookie compares whole seconds. With a lifetime that
+// moment is Save + lifetime, however often a copy is signed again. With
+// none, a copy saved just before now lives MaxAge from now (the login's
+// own time says nothing about its copies), and a copy signed again later
+// outlives the record: NoMaxLifetime says so.
+func (id *Identity) recordUntil(rec storedViewer, sess *sessions.Session) time.Time {
+	if life := id.lifetime(sess); life > 0 {
+		return time.UnixMilli(rec.Issued).Add(life + cookieSlack)
+	}
+	return id.now().Add(time.Duration(cookieMaxAge(sess))*time.Second + cookieSlack)
 }
 
 // checkScheme warns once when r, whose session cookie is Secure, arrived

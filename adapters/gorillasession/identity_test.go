@@ -465,7 +465,7 @@ func TestRevokeSubject(t *testing.T) {
 	}
 	t.Run("revoke forgotten after the cookie lifetime", func(t *testing.T) {
 		now = now.Add(2 * time.Hour)
-		if ok, _ := rev.LoginEnded(t.Context(), "u1", "", now.Add(-3*time.Hour)); ok {
+		if ok, _ := rev.LoginEnded(t.Context(), middleware.Login{Subject: "u1", Issued: now.Add(-3 * time.Hour)}); ok {
 			t.Error("subject revoke still applies after its lifetime")
 		}
 	})
@@ -486,5 +486,20 @@ func TestStoreReadErrors(t *testing.T) {
 	})
 	if c := resp.Cookies(); len(c) != 1 || c[0].Name != cookieName || c[0].MaxAge >= 0 || !c[0].HttpOnly {
 		t.Errorf("Clear with the store down wrote %+v, want the session cookie expired", c)
+	}
+}
+
+// TestProviderSIDRoundTrip: the provider's sid is kept beside the
+// login's own key, and comes back with the viewer.
+func TestProviderSIDRoundTrip(t *testing.T) {
+	id, _ := newIdentity(t)
+	b := newBrowser(t)
+	login(t, b, id, &middleware.Viewer{Subject: "ana", ProviderSID: "sid-1"})
+	v, err := viewerOf(t, b, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.ProviderSID != "sid-1" || v.SessionKey == "" || v.SessionKey == "sid-1" {
+		t.Errorf("viewer: ProviderSID %q, SessionKey %q; want the sid beside a key of the login's own", v.ProviderSID, v.SessionKey)
 	}
 }

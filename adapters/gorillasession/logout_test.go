@@ -37,11 +37,11 @@ func (l *switchList) EndLogin(ctx context.Context, key string, until time.Time) 
 	return l.EndedLogins.EndLogin(ctx, key, until)
 }
 
-func (l *switchList) LoginEnded(ctx context.Context, subject, key string, issued time.Time) (bool, error) {
+func (l *switchList) LoginEnded(ctx context.Context, login middleware.Login) (bool, error) {
 	if l.down.Load() {
 		return false, errDown
 	}
-	return l.EndedLogins.LoginEnded(ctx, subject, key, issued)
+	return l.EndedLogins.LoginEnded(ctx, login)
 }
 
 // switchStore is a store of minted ids that can be taken down.
@@ -92,6 +92,8 @@ type host struct {
 	metrics *logoutMetrics
 	logs    *testkit.SyncBuffer
 	kit     *middleware.Kit
+	// sid is the provider session that POST /login signs in under.
+	sid string
 }
 
 func newHost(t *testing.T, id *gorillasession.Identity, store sessions.Store, list middleware.EndedLogins) *host {
@@ -116,7 +118,7 @@ func newHost(t *testing.T, id *gorillasession.Identity, store sessions.Store, li
 	h.kit = kit
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /login", func(w http.ResponseWriter, r *http.Request) {
-		if err := id.Save(w, r, &middleware.Viewer{Subject: r.URL.Query().Get("sub")}); err != nil {
+		if err := id.Save(w, r, &middleware.Viewer{Subject: r.URL.Query().Get("sub"), ProviderSID: h.sid}); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 		}
 	})
@@ -337,7 +339,7 @@ func TestMaxLifetime(t *testing.T) {
 		{"within the lifetime", 5 * time.Second, 4900 * time.Millisecond, http.StatusOK},
 		{"at the lifetime", 5 * time.Second, 5 * time.Second, http.StatusUnauthorized},
 		{"past the lifetime", 5 * time.Second, 6 * time.Second, http.StatusUnauthorized},
-		{"no lifetime", 0, time.Hour, http.StatusOK},
+		{"no lifetime", gorillasession.NoMaxLifetime, time.Hour, http.StatusOK},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

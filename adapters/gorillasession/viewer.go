@@ -15,6 +15,7 @@ import (
 type storedViewer struct {
 	Subject     string                `json:"s"`
 	SessionKey  string                `json:"k"`
+	ProviderSID string                `json:"d,omitempty"`
 	Issued      int64                 `json:"i"` // unix milliseconds of Save
 	Email       string                `json:"e,omitempty"`
 	DisplayName string                `json:"n,omitempty"`
@@ -45,7 +46,7 @@ type storedAttr struct {
 // the Viewer allows.
 func toStored(v *middleware.Viewer, key string, issued time.Time) (storedViewer, error) {
 	s := storedViewer{
-		Subject: v.Subject, SessionKey: key, Issued: issued.UnixMilli(),
+		Subject: v.Subject, SessionKey: key, ProviderSID: v.ProviderSID, Issued: issued.UnixMilli(),
 		Email: v.Email, DisplayName: v.DisplayName, Picture: v.Picture,
 		Tenant: v.Tenant, CreatorMode: v.CreatorMode, Locale: v.Locale, TimeZone: v.TimeZone,
 	}
@@ -91,7 +92,7 @@ func (s storedViewer) viewer() (*middleware.Viewer, bool) {
 		return nil, false
 	}
 	v := &middleware.Viewer{
-		Subject: s.Subject, SessionKey: s.SessionKey,
+		Subject: s.Subject, SessionKey: s.SessionKey, ProviderSID: s.ProviderSID,
 		Email: s.Email, DisplayName: s.DisplayName, Picture: s.Picture,
 		Tenant: s.Tenant, CreatorMode: s.CreatorMode, Locale: s.Locale, TimeZone: s.TimeZone,
 		Attributes: s.attrs,
@@ -148,7 +149,7 @@ func decodeViewer(raw string) (storedViewer, bool) {
 }
 
 // viewerFields are the JSON names of storedViewer's fields.
-const viewerFields = "skienpgatclz"
+const viewerFields = "skdienpgatclz"
 
 // scanViewer is the hand decoder of the compact JSON json.Marshal writes
 // for a storedViewer: no whitespace, each field at most once, strings
@@ -174,6 +175,8 @@ func scanViewer(s string) (storedViewer, bool) {
 			rec.Subject, ok = p.str()
 		case "k":
 			rec.SessionKey, ok = p.str()
+		case "d":
+			rec.ProviderSID, ok = p.str()
 		case "i":
 			rec.Issued, ok = p.int()
 		case "e":

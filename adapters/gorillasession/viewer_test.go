@@ -22,7 +22,7 @@ var viewerSamples = []*middleware.Viewer{
 		},
 		Tenant: "acme", CreatorMode: true, Locale: "de-DE", TimeZone: "Europe/Berlin",
 	},
-	{Subject: "ben", Groups: []string{}},
+	{Subject: "ben", Groups: []string{}, ProviderSID: "08a5019c-17e1-4977-8f42-65a12843ea02"},
 	{Subject: `quote"back\slash`, DisplayName: "<b>&amp;</b>", Email: "tab\there", Groups: []string{"line\u2028sep"}},
 	{Subject: "ünïcödé", DisplayName: "日本語", Attributes: map[string]any{"ß": "ü"}},
 }

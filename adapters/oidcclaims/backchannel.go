@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
+
+	"github.com/embedkit/embedkit/middleware"
 )
 
 // BackChannelLogoutEvent is the member of a logout token's events claim
@@ -33,18 +35,68 @@ const (
 // SubjectRevoker ends every session of a subject: the host session and the
 // embed sessions minted for it. The middleware Kit satisfies it (its embed
 // sessions); an app whose login sessions live in cookies also ends them
-// in its middleware.EndedLogins (EndLoginsOf).
+// in its middleware.EndedLogins: EndingLogins does both.
 type SubjectRevoker interface {
 	RevokeSubject(ctx context.Context, subject string) error
 }
 
-// SessionRevoker is an optional capability of a SubjectRevoker: ending one
-// login session, named by the provider's session id (the "sid" claim, which
-// Mapping puts in Viewer.SessionKey by default). Back-channel logout uses it
-// for tokens that carry a sid but no sub. The middleware Kit satisfies it
-// (Kit.RevokeSessionKey).
-type SessionRevoker interface {
-	RevokeSessionKey(ctx context.Context, sessionKey string) error
+// ProviderSessionRevoker is an optional capability of a SubjectRevoker:
+// ending every login made in one session of the provider, named by its
+// session id (the "sid" claim, which Mapping puts in
+// Viewer.ProviderSID). Back-channel logout uses it for tokens that carry
+// a sid but no sub. The middleware Kit satisfies it for the embed
+// sessions (Kit.RevokeProviderSession); EndingLogins adds the host's
+// logins.
+//
+// A sid is not a login's key: one provider session may hold several
+// logins at the host (a sign-out at the host alone, then a sign-in
+// again), so a revoker that looked the sid up as a Viewer.SessionKey
+// would end nothing, and the provider would hear that it worked.
+type ProviderSessionRevoker interface {
+	RevokeProviderSession(ctx context.Context, sid string) error
+}
+
+// EndingLogins returns the revoker for BackChannelLogout in an app whose
+// login sessions live in cookies (gorillasession.Identity with its
+// EndedLogins): a logout by subject ends the subject's logins in list
+// (EndLoginsOf) and then calls embeds.RevokeSubject; a logout by sid ends
+// the logins of that provider session (EndLoginsOfSID) and then calls
+// embeds.RevokeProviderSession, which embeds must implement (the Kit
+// does). Both run even when one fails, and the error joins both, so the
+// handler answers 400 and the provider can send the token again: a
+// logout that could not end what it names never answers 200.
+//
+// EndingLogins panics when list or embeds is nil.
+func EndingLogins(list middleware.EndedLogins, embeds SubjectRevoker) interface {
+	SubjectRevoker
+	ProviderSessionRevoker
+} {
+	if list == nil || embeds == nil {
+		panic("oidcclaims: EndingLogins needs a list of ended logins and a revoker of embed sessions")
+	}
+	return endingLogins{list: list, embeds: embeds}
+}
+
+type endingLogins struct {
+	list   middleware.EndedLogins
+	embeds SubjectRevoker
+}
+
+func (e endingLogins) RevokeSubject(ctx context.Context, subject string) error {
+	errHost := e.list.EndLoginsOf(ctx, subject)
+	errEmbed := e.embeds.RevokeSubject(ctx, subject)
+	return errors.Join(errHost, errEmbed)
+}
+
+func (e endingLogins) RevokeProviderSession(ctx context.Context, sid string) error {
+	errHost := e.list.EndLoginsOfSID(ctx, sid)
+	var errEmbed error
+	if pr, ok := e.embeds.(ProviderSessionRevoker); ok {
+		errEmbed = pr.RevokeProviderSession(ctx, sid)
+	} else {
+		errEmbed = fmt.Errorf("oidcclaims: EndingLogins: the embed revoker (%T) cannot end a provider session's embed sessions: it does not implement ProviderSessionRevoker", e.embeds)
+	}
+	return errors.Join(errHost, errEmbed)
 }
 
 // LogoutOption configures BackChannelLogout.
@@ -112,7 +164,10 @@ func WithClockSkew(d time.Duration) LogoutOption {
 // For a token with sub, revoker.RevokeSubject(sub) ends all of the
 // subject's sessions, also when a sid narrows the logout to one session: the
 // kit errs on the side of ending more. A token with only sid needs revoker
-// to implement SessionRevoker.
+// to implement ProviderSessionRevoker, whose RevokeProviderSession(sid)
+// ends every login made in that provider session; without it the token
+// is refused with 400, never answered 200 for a logout that ended
+// nothing.
 //
 // It answers 200 with Cache-Control: no-store when the sessions are ended,
 // 405 for other methods, and 400 for every rejected token and for a failed
@@ -200,10 +255,10 @@ func (h *backChannel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := context.WithoutCancel(r.Context())
 	if tok.Subject != "" {
 		err = h.revoker.RevokeSubject(ctx, tok.Subject)
-	} else if sr, ok := h.revoker.(SessionRevoker); ok {
-		err = sr.RevokeSessionKey(ctx, tok.SessionID)
+	} else if pr, ok := h.revoker.(ProviderSessionRevoker); ok {
+		err = pr.RevokeProviderSession(ctx, tok.SessionID)
 	} else {
-		err = fmt.Errorf("%w: token has sid but no sub, and the revoker cannot end a single session", errBadToken)
+		err = fmt.Errorf("%w: token has sid but no sub, and the revoker cannot end a provider session's logins (it does not implement ProviderSessionRevoker)", errBadToken)
 	}
 	if err != nil {
 		h.seen.remove(key)

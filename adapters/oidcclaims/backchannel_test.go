@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -42,25 +43,28 @@ func (r *recordingRevoker) revoked() []string {
 	return append([]string(nil), r.subjects...)
 }
 
-// sessionRevoker also ends single sessions.
+// sessionRevoker also ends the logins of a provider session.
 type sessionRevoker struct {
 	recordingRevoker
 	sessions []string
 }
 
 // The Kit serves back-channel logout directly, for tokens with a subject
-// and for tokens that name only a session.
+// and for tokens that name only a provider session.
 var (
-	_ oidcclaims.SubjectRevoker = (*sessionRevoker)(nil)
-	_ oidcclaims.SessionRevoker = (*sessionRevoker)(nil)
-	_ oidcclaims.SubjectRevoker = (*middleware.Kit)(nil)
-	_ oidcclaims.SessionRevoker = (*middleware.Kit)(nil)
+	_ oidcclaims.SubjectRevoker         = (*sessionRevoker)(nil)
+	_ oidcclaims.ProviderSessionRevoker = (*sessionRevoker)(nil)
+	_ oidcclaims.SubjectRevoker         = (*middleware.Kit)(nil)
+	_ oidcclaims.ProviderSessionRevoker = (*middleware.Kit)(nil)
 )
 
-func (r *sessionRevoker) RevokeSessionKey(_ context.Context, key string) error {
+func (r *sessionRevoker) RevokeProviderSession(_ context.Context, sid string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.sessions = append(r.sessions, key)
+	if r.fail != nil {
+		return r.fail
+	}
+	r.sessions = append(r.sessions, sid)
 	return nil
 }
 
@@ -429,6 +433,106 @@ func TestBackChannelLogoutIssuedAt(t *testing.T) {
 			if !strings.Contains(logs.String(), wantLog) {
 				t.Errorf("log does not say %q: %s", wantLog, logs.String())
 			}
+		})
+	}
+}
+
+// failingList is a list of ended logins whose writes fail when fail is
+// set, and that records the sids and subjects it ended.
+type failingList struct {
+	middleware.EndedLogins
+	mu       sync.Mutex
+	fail     error
+	sids     []string
+	subjects []string
+}
+
+func (l *failingList) EndLoginsOf(_ context.Context, subject string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.fail != nil {
+		return l.fail
+	}
+	l.subjects = append(l.subjects, subject)
+	return nil
+}
+
+func (l *failingList) EndLoginsOfSID(_ context.Context, sid string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.fail != nil {
+		return l.fail
+	}
+	l.sids = append(l.sids, sid)
+	return nil
+}
+
+// TestEndingLogins: through the handler, a token with only a sid ends the
+// host logins of that provider session and revokes their embed sessions;
+// a token with sub ends the subject's. When either side could not end
+// what the token names (the list is down, the embed revoker has no
+// provider-session capability or fails), the answer is 400, not 200, and
+// the other side still runs.
+func TestEndingLogins(t *testing.T) {
+	tests := []struct {
+		name      string
+		sidOnly   bool
+		listErr   error
+		embedErr  error
+		noSIDCap  bool
+		wantCode  int
+		wantSIDs  []string
+		wantSubs  []string
+		wantEmbed []string
+	}{
+		{name: "sid only", sidOnly: true, wantCode: http.StatusOK, wantSIDs: []string{"sid-7"}, wantEmbed: []string{"sid-7"}},
+		{name: "sub and sid", wantCode: http.StatusOK, wantSubs: []string{"user-42"}, wantEmbed: []string{"user-42"}},
+		{name: "sid only, list down", sidOnly: true, listErr: errors.New("redis down"), wantCode: http.StatusBadRequest, wantEmbed: []string{"sid-7"}},
+		{name: "sid only, embed revoke fails", sidOnly: true, embedErr: errors.New("store down"), wantCode: http.StatusBadRequest, wantSIDs: []string{"sid-7"}},
+		{name: "sid only, embed revoker without the capability", sidOnly: true, noSIDCap: true, wantCode: http.StatusBadRequest, wantSIDs: []string{"sid-7"}},
+		{name: "sub, list down", listErr: errors.New("redis down"), wantCode: http.StatusBadRequest, wantEmbed: []string{"user-42"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clock := newFakeClock()
+			iss, verifier := newTestIssuer(t, clock)
+			list := &failingList{fail: tt.listErr}
+			var embed oidcclaims.SubjectRevoker
+			sr := &sessionRevoker{recordingRevoker: recordingRevoker{fail: tt.embedErr}}
+			if tt.noSIDCap {
+				embed = &sr.recordingRevoker
+			} else {
+				embed = sr
+			}
+			h := oidcclaims.BackChannelLogout(verifier, oidcclaims.EndingLogins(list, embed), oidcclaims.WithClock(clock.Now), quiet())
+			c := logoutClaims(iss, clock.Now(), "jti-"+tt.name)
+			if tt.sidOnly {
+				delete(c, "sub")
+			}
+			if rec := postLogout(t, h, iss.sign(iss.key, "logout+jwt", c)); rec.Code != tt.wantCode {
+				t.Errorf("status = %d, want %d", rec.Code, tt.wantCode)
+			}
+			if !slices.Equal(list.sids, tt.wantSIDs) || !slices.Equal(list.subjects, tt.wantSubs) {
+				t.Errorf("host logins ended: sids %q subjects %q; want %q %q", list.sids, list.subjects, tt.wantSIDs, tt.wantSubs)
+			}
+			gotEmbed := append(sr.sessions, sr.revoked()...)
+			if !slices.Equal(gotEmbed, tt.wantEmbed) {
+				t.Errorf("embed sessions revoked for %q, want %q", gotEmbed, tt.wantEmbed)
+			}
+		})
+	}
+	for _, tt := range []struct {
+		name   string
+		list   middleware.EndedLogins
+		embeds oidcclaims.SubjectRevoker
+	}{{"nil list", nil, &recordingRevoker{}}, {"nil embeds", &failingList{}, nil}} {
+		t.Run(tt.name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Error("EndingLogins did not panic")
+				}
+			}()
+			oidcclaims.EndingLogins(tt.list, tt.embeds)
 		})
 	}
 }

@@ -5,8 +5,8 @@
 // # Mapping claims
 //
 // A Mapping names, for each Viewer field, the claim it comes from. The zero
-// Mapping reads the standard claims: sub, sid, email, name, picture, locale,
-// zoneinfo and groups. Tenant and CreatorMode are read only when named, and
+// Mapping reads the standard claims: sub, sid (into Viewer.ProviderSID),
+// email, name, picture, locale, zoneinfo and groups. Tenant and CreatorMode are read only when named, and
 // Attributes maps attribute names to claims of a declared type:
 //
 //	m := oidcclaims.Mapping{
@@ -52,14 +52,25 @@
 // A missing claim, or a JSON null, leaves its field empty; only the subject
 // is required.
 //
-// # Session key
+// # Session key and provider session
 //
 // Viewer.SessionKey groups the embed sessions minted during one login so
-// that logout revokes exactly those. It is the sid claim when the provider
-// sends one. Otherwise it is a hash of sub, iat and nonce, which is new at
-// every login as long as the Viewer is built once, from the login's own ID
-// token (not from a refreshed one or from user info). With no sid, iat or
-// nonce it is empty, and logout then revokes all of the subject's sessions.
+// that logout revokes exactly those, and names the login in a list of
+// ended logins. Every login gets a key of its own: by default a hash of
+// sub, iat, nonce and sid, which is new at every login as long as the
+// Viewer is built once, from the login's own ID token (not from a
+// refreshed one or from user info). With neither iat nor nonce it is
+// empty: gorillasession.Identity.Save then draws a random key, and a
+// Kit without one keys the login by its subject. Mapping.SessionKey names
+// a claim to use instead, for a provider that identifies each login
+// itself.
+//
+// The provider's sid goes to Viewer.ProviderSID, beside the key and never
+// in its place: a provider keeps its session when the user signs out of
+// the host alone, so the next sign-in carries the same sid, and a login
+// keyed by it would be refused for the record of the last one. (Before
+// this, the zero Mapping used sid as the key; Mapping{SessionKey: "sid"}
+// still does, and brings that refusal back.)
 //
 // # Back-channel logout
 //
@@ -67,9 +78,18 @@
 // Connect Back-Channel Logout 1.0). It verifies the logout token with the
 // host's oidc.IDTokenVerifier, checks the logout-specific rules (typ
 // logout+jwt, the events claim, no nonce, sub or sid, jti used once) and asks
-// a SubjectRevoker, normally the middleware Kit, to end the subject's
-// sessions. A token whose iat is more than DefaultClockSkew in the future
-// is refused.
+// a SubjectRevoker to end the subject's sessions, or, for a token that
+// names only a sid, a ProviderSessionRevoker to end every login made in
+// that provider session. A token whose iat is more than DefaultClockSkew
+// in the future is refused. For an app whose logins live in cookies,
+// EndingLogins ends both sides, the host's logins in its
+// middleware.EndedLogins and the embed sessions through the Kit:
+//
+//	revoker := oidcclaims.EndingLogins(identity.EndedLogins, kit)
+//	handler := oidcclaims.BackChannelLogout(verifier, revoker)
+//
+// The handler answers 200 only when both sides ended what the token
+// names; otherwise 400, and the provider may send the token again.
 //
 // # Key fetches
 //

@@ -11,6 +11,7 @@ import (
 
 	"github.com/embedkit/embedkit/adapters/oidcclaims"
 	"github.com/embedkit/embedkit/embedkit"
+	"github.com/embedkit/embedkit/middleware"
 )
 
 func ExampleMapping_Viewer() {
@@ -77,4 +78,54 @@ func ExampleBackChannelLogout() {
 	mux.Handle("/auth/backchannel-logout", oidcclaims.BackChannelLogout(verifier, revoker{},
 		oidcclaims.WithLogger(slog.Default())))
 	log.Fatal(http.ListenAndServe(":8080", mux))
+}
+
+// endedLogins stands in for the app's list of ended logins
+// (gorillasession.MemoryEndedLogins, redisstore.EndedLogins); it prints
+// what it is asked to end.
+type endedLogins struct{ middleware.EndedLogins }
+
+func (endedLogins) EndLoginsOf(_ context.Context, subject string) error {
+	fmt.Println("host logins of subject", subject, "ended")
+	return nil
+}
+
+func (endedLogins) EndLoginsOfSID(_ context.Context, sid string) error {
+	fmt.Println("host logins of provider session", sid, "ended")
+	return nil
+}
+
+// embeds stands in for the middleware Kit: RevokeSubject and
+// RevokeProviderSession revoke the embed sessions minted for them.
+type embeds struct{}
+
+func (embeds) RevokeSubject(_ context.Context, subject string) error {
+	fmt.Println("embed sessions of subject", subject, "revoked")
+	return nil
+}
+
+func (embeds) RevokeProviderSession(_ context.Context, sid string) error {
+	fmt.Println("embed sessions of provider session", sid, "revoked")
+	return nil
+}
+
+func ExampleEndingLogins() {
+	// In a host app: oidcclaims.EndingLogins(identity.EndedLogins, kit),
+	// passed to BackChannelLogout. A token that names only a sid ends
+	// every login made in that provider session, and their embed
+	// sessions; the user's other logins, and a later login in the same
+	// provider session, are left alone.
+	r := oidcclaims.EndingLogins(endedLogins{}, embeds{})
+	ctx := context.Background()
+	if err := r.RevokeProviderSession(ctx, "08a5019c"); err != nil {
+		fmt.Println(err)
+	}
+	if err := r.RevokeSubject(ctx, "248289761001"); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// host logins of provider session 08a5019c ended
+	// embed sessions of provider session 08a5019c revoked
+	// host logins of subject 248289761001 ended
+	// embed sessions of subject 248289761001 revoked
 }

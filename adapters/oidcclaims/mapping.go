@@ -22,7 +22,7 @@ const Off = "-"
 // Default claim names, used when the Mapping field is empty.
 const (
 	DefaultSubject     = "sub"
-	DefaultSessionKey  = "sid"
+	DefaultProviderSID = "sid"
 	DefaultEmail       = "email"
 	DefaultDisplayName = "name"
 	DefaultPicture     = "picture"
@@ -51,11 +51,20 @@ type Attribute struct {
 // they are mapped only when named. Off leaves a field with a default
 // unmapped; Subject cannot be Off.
 //
+// SessionKey has no default either: it names a claim that identifies the
+// login itself, which few providers send. Empty (or Off), the key is
+// derived from the login's ID token (see the package documentation),
+// new at every login. Do not name the provider's sid there (ProviderSID
+// maps it, by default): a provider keeps its session across a sign-out
+// at the host alone, so a login keyed by its sid is refused at the next
+// sign-in for the record of the last one.
+//
 // The zero Mapping is ready to use. A Mapping is a value and safe for
 // concurrent use.
 type Mapping struct {
 	Subject     string
 	SessionKey  string
+	ProviderSID string
 	Email       string
 	DisplayName string
 	Picture     string
@@ -93,7 +102,8 @@ func (m Mapping) Validate() error {
 		return errors.New("oidcclaims: mapping: Subject cannot be turned off")
 	}
 	names := []string{
-		resolve(m.Subject, DefaultSubject), resolve(m.SessionKey, DefaultSessionKey),
+		resolve(m.Subject, DefaultSubject), resolve(m.SessionKey, ""),
+		resolve(m.ProviderSID, DefaultProviderSID),
 		resolve(m.Email, DefaultEmail), resolve(m.DisplayName, DefaultDisplayName),
 		resolve(m.Picture, DefaultPicture), resolve(m.Locale, DefaultLocale),
 		resolve(m.TimeZone, DefaultTimeZone), resolve(m.Groups, DefaultGroups),
@@ -169,6 +179,7 @@ func (m Mapping) Viewer(claims map[string]any) (*middleware.Viewer, error) {
 	v.Subject = sub
 
 	fields := []field{
+		{resolve(m.ProviderSID, DefaultProviderSID), &v.ProviderSID},
 		{resolve(m.Email, DefaultEmail), &v.Email},
 		{resolve(m.DisplayName, DefaultDisplayName), &v.DisplayName},
 		{resolve(m.Picture, DefaultPicture), &v.Picture},
@@ -238,17 +249,17 @@ func (m Mapping) Viewer(claims map[string]any) (*middleware.Viewer, error) {
 		v.Attributes[attr] = val
 	}
 
-	if v.SessionKey, err = m.sessionKey(claims, sub, get); err != nil {
+	if v.SessionKey, err = m.sessionKey(claims, sub, v.ProviderSID, get); err != nil {
 		return nil, err
 	}
 	return v, nil
 }
 
-// sessionKey returns the session claim when present; otherwise a hash of
-// sub, iat and nonce when at least one of the latter two is present;
-// otherwise "".
-func (m Mapping) sessionKey(claims map[string]any, sub string, get func(string) (any, bool, error)) (string, error) {
-	if name := resolve(m.SessionKey, DefaultSessionKey); name != "" {
+// sessionKey returns the claim SessionKey names, when present; otherwise
+// a hash of sub, iat, nonce and the provider's sid (when there is one)
+// when at least one of iat and nonce is present; otherwise "".
+func (m Mapping) sessionKey(claims map[string]any, sub, sid string, get func(string) (any, bool, error)) (string, error) {
+	if name := resolve(m.SessionKey, ""); name != "" {
 		raw, ok, err := get(name)
 		if err != nil {
 			return "", err
@@ -280,7 +291,14 @@ func (m Mapping) sessionKey(claims map[string]any, sub string, get func(string) 
 		return "", nil
 	}
 	h := sha256.New()
-	for _, part := range []string{"embedkit/oidcclaims session key", sub, iat, nonce} {
+	parts := []string{"embedkit/oidcclaims session key", sub, iat, nonce}
+	if sid != "" {
+		// Two provider sessions that sign in within one second and
+		// without a nonce still get two keys. Without a sid the key is
+		// what it always was.
+		parts = append(parts, sid)
+	}
+	for _, part := range parts {
 		h.Write([]byte(part))
 		h.Write([]byte{0})
 	}
@@ -308,7 +326,8 @@ func (m Mapping) FromIDToken(tok *oidc.IDToken) (*middleware.Viewer, error) {
 // FromUserInfo maps the claims of a user info response. The caller checks
 // that its subject is the ID token's (OpenID Connect Core 1.0, 5.3.2).
 // User info responses carry no sid, iat or nonce, so the Viewer's
-// SessionKey is empty unless the provider adds a session claim.
+// SessionKey and ProviderSID are empty unless the provider adds such
+// claims.
 func (m Mapping) FromUserInfo(u *oidc.UserInfo) (*middleware.Viewer, error) {
 	if u == nil {
 		return nil, errors.New("oidcclaims: nil user info")

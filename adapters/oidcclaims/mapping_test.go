@@ -50,7 +50,7 @@ func TestMappingViewer(t *testing.T) {
 			mapping: oidcclaims.Mapping{},
 			claims: `{"sub":"u1","sid":"s1","email":"a@example.com","name":"Ann","picture":"https://img.example.com/a.png",
 				"locale":"de-DE","zoneinfo":"Europe/Berlin","groups":["sales","eu"]}`,
-			want: &middleware.Viewer{Subject: "u1", SessionKey: "s1", Email: "a@example.com", DisplayName: "Ann",
+			want: &middleware.Viewer{Subject: "u1", ProviderSID: "s1", Email: "a@example.com", DisplayName: "Ann",
 				Picture: "https://img.example.com/a.png", Locale: "de-DE", TimeZone: "Europe/Berlin", Groups: []string{"sales", "eu"}},
 		},
 		// A picture the platform would refuse is left out, by embedkit's
@@ -80,7 +80,7 @@ func TestMappingViewer(t *testing.T) {
 			claims: `{"sub":"u1","sid":"s1","https://example.com/claims":{"tenant":"acme"},"creator":true,
 				"realm_access":{"roles":["admin","viewer"]},"region":"eu","level":3,"flags":{"beta":false},
 				"accounts":["a1","a2"],"limits":[1,2.5]}`,
-			want: &middleware.Viewer{Subject: "u1", SessionKey: "s1", Tenant: "acme", CreatorMode: true,
+			want: &middleware.Viewer{Subject: "u1", ProviderSID: "s1", Tenant: "acme", CreatorMode: true,
 				Groups: []string{"admin", "viewer"},
 				Attributes: map[string]any{"region": "eu", "level": 3.0, "beta": false,
 					"accounts": []string{"a1", "a2"}, "limits": []float64{1, 2.5}}},
@@ -258,8 +258,32 @@ func TestMappingSessionKeyFallback(t *testing.T) {
 	if got := key(`{"sub":"u1"}`); got != "" {
 		t.Errorf("no sid, iat or nonce: key = %q, want empty (subject-wide)", got)
 	}
-	if got := key(`{"sub":"u1","sid":"s1","iat":1}`); got != "s1" {
-		t.Errorf("sid present: key = %q, want s1", got)
+	// The provider's sid is kept beside the key, never as it: a new
+	// login in the same provider session (a sign-out at the host alone,
+	// then a sign-in) gets a key of its own.
+	first, err := m.Viewer(claimsOf(t, `{"sub":"u1","sid":"s1","iat":1700000000,"nonce":"n1"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := m.Viewer(claimsOf(t, `{"sub":"u1","sid":"s1","iat":1700000060,"nonce":"n3"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.ProviderSID != "s1" || again.ProviderSID != "s1" {
+		t.Errorf("ProviderSID %q, %q; want s1", first.ProviderSID, again.ProviderSID)
+	}
+	if first.SessionKey == "" || first.SessionKey == "s1" || first.SessionKey == again.SessionKey {
+		t.Errorf("keys %q and %q of two logins in provider session s1: want two keys of their own, neither the sid", first.SessionKey, again.SessionKey)
+	}
+	if first.SessionKey == a {
+		t.Error("a login with a sid has the key of one without")
+	}
+	if got := key(`{"sub":"u1","sid":"s1"}`); got != "" {
+		t.Errorf("sid but no iat or nonce: key = %q, want empty (the Identity's own random key)", got)
+	}
+	named := oidcclaims.Mapping{SessionKey: "login_id"}
+	if v, err := named.Viewer(claimsOf(t, `{"sub":"u1","sid":"s1","login_id":"L9","iat":1}`)); err != nil || v.SessionKey != "L9" || v.ProviderSID != "s1" {
+		t.Errorf("named SessionKey claim: %+v, %v; want key L9 beside sid s1", v, err)
 	}
 	if _, err := m.Viewer(claimsOf(t, `{"sub":"u1","iat":"yesterday"}`)); err == nil || !strings.Contains(err.Error(), `claim "iat"`) {
 		t.Errorf("iat of wrong type: err = %v, want one naming iat", err)

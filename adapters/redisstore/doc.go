@@ -33,8 +33,9 @@
 //   - prefix + "{revoke}:due", "{revoke}:rec", "{revoke}:exp": the revoke
 //     queue, a sorted set by next attempt time, the queued records, and a
 //     sorted set by expiry.
-//   - prefix + "ended:k:" + digest(host session key) and
-//     prefix + "ended:s:" + digest(subject): EndedLogins, the list of ended
+//   - prefix + "ended:k:" + digest(host session key),
+//     prefix + "ended:s:" + digest(subject) and
+//     prefix + "ended:d:" + digest(provider sid): EndedLogins, the list of ended
 //     host login sessions (for gorillasession.Identity.EndedLogins), so that
 //     a cookie copied before logout stays signed out on every instance and
 //     after a restart.
@@ -87,8 +88,8 @@
 // a Take of the same key lands either in the Take's result or in Redis
 // afterwards. Each script, transaction and multi-key command touches keys
 // of one hash slot only, as Redis Cluster requires; reads of keys in
-// different slots (EndedLogins.LoginEnded reads a session's record and its
-// subject's) are separate commands in one pipeline, which a ClusterClient
+// different slots (EndedLogins.LoginEnded reads a session's record, its
+// subject's and its provider session's) are separate commands in one pipeline, which a ClusterClient
 // sends to each key's node. TakeSubject is atomic per host session, not
 // across them.
 //

@@ -8,19 +8,22 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/embedkit/embedkit/middleware"
 )
 
 // EndedLogins is a middleware.EndedLogins kept in Redis, the list of
 // ended host login sessions for a host whose session cookie cannot be
 // deleted on the server (a cookie store): once logout records a session's
 // key, every instance sharing the Redis refuses a copy of the cookie, and
-// so does the same instance after a restart. Its EndLoginsOf serves
-// back-channel logout. Make one with NewEndedLogins; it is safe for
-// concurrent use.
+// so does the same instance after a restart. Its EndLoginsOf and
+// EndLoginsOfSID serve back-channel logout. Make one with
+// NewEndedLogins; it is safe for concurrent use.
 //
-// Keys and subjects appear in Redis only as SHA-256 digests. Records carry
-// a Redis expiry, so the list holds no more than the logouts within one
-// cookie lifetime; Redis drops them by its own clock.
+// Keys, subjects and provider sids appear in Redis only as SHA-256
+// digests. Records carry a Redis expiry, so the list holds no more than
+// the logouts within one login lifetime; Redis drops them by its own
+// clock.
 type EndedLogins struct {
 	client   redis.UniversalClient
 	prefix   string
@@ -29,8 +32,10 @@ type EndedLogins struct {
 }
 
 // NewEndedLogins returns the list kept in Redis through client (which it
-// does not close). lifetime is the longest a session cookie lives (the
-// cookie store's MaxAge): an EndLoginsOf is kept that long. Of the
+// does not close). lifetime is the longest a login lives
+// (gorillasession.Identity.MaxLifetime, which is the cookie store's MaxAge
+// unless set): an EndLoginsOf or EndLoginsOfSID is kept that long, and a
+// second more (securecookie compares whole seconds). Of the
 // options, WithPrefix and WithClock apply; EndedLogins and a Store with
 // the same prefix do not meet.
 func NewEndedLogins(client redis.UniversalClient, lifetime time.Duration, opts ...Option) (*EndedLogins, error) {
@@ -46,6 +51,12 @@ func NewEndedLogins(client redis.UniversalClient, lifetime time.Duration, opts .
 
 func (r *EndedLogins) keyKey(key string) string         { return r.prefix + "k:" + digest(key) }
 func (r *EndedLogins) subjectKey(subject string) string { return r.prefix + "s:" + digest(subject) }
+func (r *EndedLogins) sidKey(sid string) string         { return r.prefix + "d:" + digest(sid) }
+
+// cookieSlack is how long past its MaxAge securecookie still accepts a
+// cookie (it compares whole seconds): records by subject or sid outlive
+// the login lifetime by that much.
+const cookieSlack = time.Second
 
 // EndLogin records that the login session with key ended, until until
 // (the cookie's expiry). A later until extends an earlier record; an
@@ -79,27 +90,44 @@ func (r *EndedLogins) EndLoginsOf(ctx context.Context, subject string) error {
 		return errors.New("redisstore: EndLoginsOf: empty subject")
 	}
 	at := r.now()
-	if err := r.client.Set(ctx, r.subjectKey(subject), strconv.FormatInt(at.UnixMilli(), 10), r.lifetime).Err(); err != nil {
+	if err := r.client.Set(ctx, r.subjectKey(subject), strconv.FormatInt(at.UnixMilli(), 10), r.lifetime+cookieSlack).Err(); err != nil {
 		return fmt.Errorf("redisstore: recording a subject's logout: %w", err)
 	}
 	return nil
 }
 
-// LoginEnded reports whether the login session of subject with key, saved
-// at issued, ended: by its key, or by an EndLoginsOf at or after issued.
-// An error (Redis unreachable) is returned as such: the caller decides;
-// gorillasession.Identity fails the request rather than let a possibly
-// ended session in.
-func (r *EndedLogins) LoginEnded(ctx context.Context, subject, key string, issued time.Time) (bool, error) {
-	// Two GETs in one pipeline, not one MGET: the two records lie in
-	// different Redis Cluster hash slots, where an MGET of both fails with
-	// CROSSSLOT. A single server answers both in one round trip; a
+// EndLoginsOfSID ends every login session made in the provider session
+// sid saved until now; a session saved later (a new login in the same
+// provider session) is not affected.
+func (r *EndedLogins) EndLoginsOfSID(ctx context.Context, sid string) error {
+	if sid == "" {
+		return errors.New("redisstore: EndLoginsOfSID: empty sid")
+	}
+	at := r.now()
+	if err := r.client.Set(ctx, r.sidKey(sid), strconv.FormatInt(at.UnixMilli(), 10), r.lifetime+cookieSlack).Err(); err != nil {
+		return fmt.Errorf("redisstore: recording a provider session's logout: %w", err)
+	}
+	return nil
+}
+
+// LoginEnded reports whether the login l ended: by its key, or by an
+// EndLoginsOf of its subject or an EndLoginsOfSID of its provider session
+// at or after l.Issued. An error (Redis unreachable) is returned as such:
+// the caller decides; gorillasession.Identity fails the request rather
+// than let a possibly ended session in.
+func (r *EndedLogins) LoginEnded(ctx context.Context, l middleware.Login) (bool, error) {
+	// Up to three GETs in one pipeline, not one MGET: the records lie in
+	// different Redis Cluster hash slots, where an MGET of them fails with
+	// CROSSSLOT. A single server answers them in one round trip; a
 	// ClusterClient sends each to the node that holds it.
-	var bySubject, byKey *redis.StringCmd
+	var bySubject, byKey, bySID *redis.StringCmd
 	_, err := r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
-		bySubject = p.Get(ctx, r.subjectKey(subject))
-		if key != "" {
-			byKey = p.Get(ctx, r.keyKey(key))
+		bySubject = p.Get(ctx, r.subjectKey(l.Subject))
+		if l.Key != "" {
+			byKey = p.Get(ctx, r.keyKey(l.Key))
+		}
+		if l.ProviderSID != "" {
+			bySID = p.Get(ctx, r.sidKey(l.ProviderSID))
 		}
 		return nil
 	})
@@ -117,7 +145,21 @@ func (r *EndedLogins) LoginEnded(ctx context.Context, subject, key string, issue
 			return false, fmt.Errorf("redisstore: reading ended sessions: %w", err)
 		}
 	}
-	s, err := bySubject.Result()
+	for _, since := range []*redis.StringCmd{bySubject, bySID} {
+		if since == nil {
+			continue
+		}
+		if ended, err := endedSince(since, l.Issued); ended || err != nil {
+			return ended, err
+		}
+	}
+	return false, nil
+}
+
+// endedSince reads the answer of a GET of a subject's or provider
+// session's record: whether it ends a login saved at issued.
+func endedSince(cmd *redis.StringCmd, issued time.Time) (bool, error) {
+	s, err := cmd.Result()
 	if errors.Is(err, redis.Nil) {
 		return false, nil
 	}

@@ -38,8 +38,9 @@ func TestEndedLoginsConformance(t *testing.T) {
 	})
 }
 
-// TestEndedLoginsKeepsNoClearText: the host session key and the subject
-// appear in Redis only as digests, and every record expires.
+// TestEndedLoginsKeepsNoClearText: the host session key, the subject and
+// the provider sid appear in Redis only as digests, and every record
+// expires.
 func TestEndedLoginsKeepsNoClearText(t *testing.T) {
 	eachServer(t, func(t *testing.T, srv server) {
 		c := srv.client(t)
@@ -49,11 +50,14 @@ func TestEndedLoginsKeepsNoClearText(t *testing.T) {
 			t.Fatal(err)
 		}
 		ctx := context.Background()
-		key, subject := "host-session-key-secret", "alice@example.com"
+		key, subject, sid := "host-session-key-secret", "alice@example.com", "provider-sid-secret"
 		if err := r.EndLogin(ctx, key, time.Now().Add(time.Hour)); err != nil {
 			t.Fatal(err)
 		}
 		if err := r.EndLoginsOf(ctx, subject); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.EndLoginsOfSID(ctx, sid); err != nil {
 			t.Fatal(err)
 		}
 		// A second, shorter revoke of the same session keeps the longer expiry.
@@ -64,16 +68,17 @@ func TestEndedLoginsKeepsNoClearText(t *testing.T) {
 			t.Errorf("a shorter revoke cut the record's expiry to %v", ttl)
 		}
 		names := keysUnder(t, c, prefix)
-		if len(names) != 2 {
+		if len(names) != 3 {
 			t.Fatalf("keys %v, want one per revoke", names)
 		}
 		for _, n := range names {
-			if strings.Contains(n, key) || strings.Contains(n, subject) {
-				t.Errorf("key %q holds a session key or subject in clear", n)
+			if strings.Contains(n, key) || strings.Contains(n, subject) || strings.Contains(n, sid) {
+				t.Errorf("key %q holds a session key, subject or sid in clear", n)
 			}
+			// The lifetime, and the second securecookie allows past it.
 			ttl, err := c.PTTL(ctx, n).Result()
-			if err != nil || ttl <= 0 || ttl > time.Hour {
-				t.Errorf("key %q expires in %v (%v), want within the hour", n, ttl, err)
+			if err != nil || ttl <= 0 || ttl > time.Hour+cookieSlack {
+				t.Errorf("key %q expires in %v (%v), want within the hour and a second", n, ttl, err)
 			}
 		}
 	})
@@ -99,25 +104,34 @@ func TestEndedLoginsErrors(t *testing.T) {
 		if err := r.EndLoginsOf(ctx, ""); err == nil {
 			t.Error("an empty subject was accepted")
 		}
+		if err := r.EndLoginsOfSID(ctx, ""); err == nil {
+			t.Error("an empty sid was accepted")
+		}
 		// A record Redis cannot read as one (here a hash where the list
 		// keeps a string) is an error, even when the other record is
 		// simply missing.
 		if err := c.HSet(ctx, r.keyKey("k-bad"), "f", "v").Err(); err != nil {
 			t.Fatal(err)
 		}
-		if ok, err := r.LoginEnded(ctx, "nobody", "k-bad", time.Now()); err == nil || ok {
+		if ok, err := r.LoginEnded(ctx, middleware.Login{Subject: "nobody", Key: "k-bad", Issued: time.Now()}); err == nil || ok {
 			t.Errorf("LoginEnded of an unreadable record = %v, %v; want an error", ok, err)
 		}
 		if err := c.HSet(ctx, r.subjectKey("s-bad"), "f", "v").Err(); err != nil {
 			t.Fatal(err)
 		}
-		if ok, err := r.LoginEnded(ctx, "s-bad", "k-none", time.Now()); err == nil || ok {
+		if ok, err := r.LoginEnded(ctx, middleware.Login{Subject: "s-bad", Key: "k-none", Issued: time.Now()}); err == nil || ok {
 			t.Errorf("LoginEnded of an unreadable subject record = %v, %v; want an error", ok, err)
+		}
+		if err := c.HSet(ctx, r.sidKey("d-bad"), "f", "v").Err(); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := r.LoginEnded(ctx, middleware.Login{Subject: "nobody", Key: "k-none", ProviderSID: "d-bad", Issued: time.Now()}); err == nil || ok {
+			t.Errorf("LoginEnded of an unreadable sid record = %v, %v; want an error", ok, err)
 		}
 		down := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
 		t.Cleanup(func() { _ = down.Close() })
 		dr, _ := NewEndedLogins(down, time.Hour)
-		if ok, err := dr.LoginEnded(ctx, "alice", "k1", time.Now()); err == nil || ok {
+		if ok, err := dr.LoginEnded(ctx, middleware.Login{Subject: "alice", Key: "k1", ProviderSID: "sid-1", Issued: time.Now()}); err == nil || ok {
 			t.Errorf("LoginEnded with Redis down = %v, %v; want an error", ok, err)
 		}
 	})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -447,26 +446,26 @@ func (a *App) closeRedis() {
 // sessions (their cookies are refused from now on, through the ended
 // logins) and the embed sessions minted for them (through the Kit, which
 // could serve back-channel logout alone in an app whose login sessions
-// the server can delete).
+// the server can delete). oidcclaims.EndingLogins does both; this adds
+// the app's log line.
 type backChannel struct{ a *App }
 
-// RevokeSubject implements oidcclaims.SubjectRevoker: every session of
+// RevokeSubject implements oidcclaims.SubjectRevoker: every login of
 // subject.
 func (b backChannel) RevokeSubject(ctx context.Context, subject string) error {
-	errHost := b.a.endedLogins.EndLoginsOf(ctx, subject)
-	errEmbed := b.a.kit.RevokeSubject(ctx, subject)
-	b.a.log.Info("webapp: back-channel logout", "subject", b.a.kit.RedactViewer(subject))
-	return errors.Join(errHost, errEmbed)
+	err := oidcclaims.EndingLogins(b.a.endedLogins, b.a.kit).RevokeSubject(ctx, subject)
+	b.a.log.Info("webapp: back-channel logout", "subject", b.a.kit.RedactViewer(subject), "complete", err == nil)
+	return err
 }
 
-// RevokeSessionKey implements oidcclaims.SessionRevoker: the one login
-// session sessionKey (the provider's sid, the viewer's SessionKey), for a
-// logout token without a subject.
-func (b backChannel) RevokeSessionKey(ctx context.Context, sessionKey string) error {
-	errHost := b.a.endedLogins.EndLogin(ctx, sessionKey, b.a.now().Add(sessionLifetime))
-	errEmbed := b.a.kit.RevokeSessionKey(ctx, sessionKey)
-	b.a.log.Info("webapp: back-channel logout of one session")
-	return errors.Join(errHost, errEmbed)
+// RevokeProviderSession implements oidcclaims.ProviderSessionRevoker:
+// every login made in the provider session sid (Viewer.ProviderSID), for
+// a logout token without a subject. The sid is not a login's key: the
+// app keys each login by a random key of its own.
+func (b backChannel) RevokeProviderSession(ctx context.Context, sid string) error {
+	err := oidcclaims.EndingLogins(b.a.endedLogins, b.a.kit).RevokeProviderSession(ctx, sid)
+	b.a.log.Info("webapp: back-channel logout", "provider_session", b.a.kit.RedactViewer(sid), "complete", err == nil)
+	return err
 }
 
 // healthz answers liveness probes.

@@ -67,6 +67,15 @@ type DemoOptions struct {
 	// the userinfo endpoint only (not in the ID token), and there is no
 	// back-channel logout. The signed-in experience must not change.
 	StandardProvider bool
+	// IdPSingleSignOn makes the development provider answer a browser that
+	// still holds a live sign-in there without asking again, keeping its
+	// sid (devidp.Config.SingleSignOn), as most providers do: a user who
+	// signs out of the app alone and signs in again carries the same sid.
+	IdPSingleSignOn bool
+	// IdPSIDOnlyLogout makes the development provider's back-channel
+	// logout tokens name the sid and no sub (devidp.Client.BackChannelSIDOnly),
+	// which Back-Channel Logout 1.0 allows.
+	IdPSIDOnlyLogout bool
 }
 
 // Demo is a running demo: the app, and the embedded provider and emulator
@@ -164,7 +173,7 @@ func RunDemo(ctx context.Context, opts DemoOptions) (*Demo, error) {
 	d.PlatformURL = cfg.PlatformURL
 
 	if !cfg.OIDCConfigured() {
-		if err := d.startIdP(opts.IdPListen, log, &cfg, opts.StandardProvider); err != nil {
+		if err := d.startIdP(opts, log, &cfg); err != nil {
 			appLn.Close()
 			return nil, err
 		}
@@ -240,7 +249,8 @@ func (d *Demo) startEmulator(addr string, log *slog.Logger, cfg *Config) error {
 
 // startIdP runs the development provider with the app as its client,
 // under a freshly generated secret.
-func (d *Demo) startIdP(addr string, log *slog.Logger, cfg *Config, standard bool) error {
+func (d *Demo) startIdP(opts DemoOptions, log *slog.Logger, cfg *Config) error {
+	addr, standard := opts.IdPListen, opts.StandardProvider
 	if addr == "" {
 		addr = DefaultIdPListen
 	}
@@ -256,6 +266,7 @@ func (d *Demo) startIdP(addr string, log *slog.Logger, cfg *Config, standard boo
 		RedirectURIs:           []string{cfg.PublicURL + CallbackPath},
 		PostLogoutRedirectURIs: []string{cfg.PublicURL + "/"},
 		BackChannelLogoutURI:   cfg.PublicURL + BackChannelLogoutPath,
+		BackChannelSIDOnly:     opts.IdPSIDOnlyLogout,
 	}
 	if standard {
 		client.BackChannelLogoutURI = ""
@@ -265,6 +276,7 @@ func (d *Demo) startIdP(addr string, log *slog.Logger, cfg *Config, standard boo
 		Clients:           []devidp.Client{client},
 		Logger:            log,
 		ProfileInUserInfo: standard,
+		SingleSignOn:      opts.IdPSingleSignOn,
 	})
 	if err != nil {
 		ln.Close()

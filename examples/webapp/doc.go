@@ -43,13 +43,15 @@
 //
 // The host session is a gorilla/sessions cookie (HttpOnly, SameSite=Lax,
 // Secure when Config.PublicURL is https) that holds the viewer mapped from
-// the ID token's claims, the display settings and the sign-in time. A
-// cookie that no longer decodes (rotated keys, tampering) means signed
-// out. Logout and back-channel logout record the session, or every
-// session of the subject, in a server-side list that expires with the
-// cookies, so a copy of a pre-logout cookie reaches nothing; a login ends
-// at the latest eight hours after sign-in, however often its cookie is
-// saved again.
+// the ID token's claims (under a random key of the login's own, with the
+// provider's sid beside it) and the display settings. A cookie that no
+// longer decodes (rotated keys, tampering) means signed out. Logout and
+// back-channel logout record the session, every session of the subject,
+// or every session of the provider session a sid-only logout token names,
+// in a server-side list that expires with the cookies, so a copy of a
+// pre-logout cookie reaches nothing; a login ends at the latest eight
+// hours after sign-in, however often its cookie is saved again
+// (gorillasession.Identity.MaxLifetime, on by default).
 //
 // The form token of a session (csrf_token in every form) is an HMAC of its
 // random session key, so it is new at each login and needs no storage;

@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -21,16 +20,15 @@ import (
 	"github.com/embedkit/embedkit/web/templates"
 )
 
-// Keys of the app's own values in the session, beside the viewer that
-// gorillasession keeps.
-const (
-	prefsValue   = "ledgerly.prefs"
-	loginAtValue = "ledgerly.login_at"
-)
+// prefsValue is the key of the app's own value in the session, beside
+// the viewer that gorillasession keeps.
+const prefsValue = "ledgerly.prefs"
 
-// sessionLifetime is the absolute lifetime of a login: a session saved
-// again later (settings) still ends this long after sign-in, so the
-// server-side list of ended sessions never has to outlive it.
+// sessionLifetime is the absolute lifetime of a login: the session
+// cookie's MaxAge, which gorillasession.Identity enforces from sign-in by
+// default (Identity.MaxLifetime), however often the session is saved
+// again (settings). The list of ended logins keeps a record by subject or
+// provider session that long.
 const sessionLifetime = gorillasession.DefaultMaxAge * time.Second
 
 // Prefs are the display settings a user chose, kept in the host session.
@@ -42,7 +40,9 @@ type Prefs struct {
 }
 
 // onLogin maps the verified claims to a viewer and starts the host
-// session with it, under the login's own session key.
+// session with it, under the login's own session key; the provider's sid
+// is kept beside it (Viewer.ProviderSID, by the default Mapping), for a
+// back-channel logout that names only the sid.
 func (a *App) onLogin(w http.ResponseWriter, r *http.Request, _ *oidc.IDToken, claims map[string]any) error {
 	v, err := a.mapping.Viewer(claims)
 	if err != nil {
@@ -60,9 +60,6 @@ func (a *App) onLogin(w http.ResponseWriter, r *http.Request, _ *oidc.IDToken, c
 	if err := a.identity.Save(w, r, v); err != nil {
 		return err
 	}
-	// Save replaced the session's values; Auth saves the session again
-	// after this returns, with the sign-in time.
-	sess.Values[loginAtValue] = a.now().Unix()
 	// The ID token stays on the server, for sign-out's id_token_hint. A
 	// hint that cannot be kept costs the provider its hint, not the login.
 	if err := a.hints.keep(r.Context(), key, RawIDToken(r), sessionLifetime); err != nil {
@@ -110,18 +107,14 @@ func (a *App) session(r *http.Request) *sessions.Session {
 	return sess
 }
 
-// viewer is the kit's Identity: the viewer gorillasession keeps, refused
-// after the absolute session lifetime, with the display settings the
-// user saved taking the place of their profile's locale and time zone.
+// viewer is the kit's Identity: the viewer gorillasession keeps (which
+// it refuses after the login's absolute lifetime, and once the login is
+// ended), with the display settings the user saved taking the place of
+// their profile's locale and time zone.
 func (a *App) viewer(r *http.Request) (*middleware.Viewer, error) {
 	v, err := a.identity.Viewer(r)
 	if err != nil {
 		return nil, err
-	}
-	sess := a.session(r)
-	at, ok := sess.Values[loginAtValue].(int64)
-	if !ok || a.now().After(time.Unix(at, 0).Add(sessionLifetime)) {
-		return nil, fmt.Errorf("%w: the login has reached its lifetime", middleware.ErrNoViewer)
 	}
 	p := a.prefs(r)
 	if p.Locale != "" {

@@ -106,7 +106,48 @@ func (p *Provider) showSignIn(w http.ResponseWriter, r *http.Request) {
 		p.rejectAuth(w, r, req, aerr)
 		return
 	}
+	if p.sso && p.continueSignIn(w, r, req) {
+		return
+	}
 	p.renderSignIn(w, http.StatusOK, q, "", "")
+}
+
+// continueSignIn answers req with a code for the live sign-in the
+// browser's cookie names, when there is one (Config.SingleSignOn): the
+// same sid as before, the client added to the sign-in's clients (it is
+// sent a logout token when the sign-in ends). It reports whether it
+// answered.
+func (p *Provider) continueSignIn(w http.ResponseWriter, r *http.Request, req *authRequest) bool {
+	ck, err := r.Cookie(browserCookie)
+	if err != nil || ck.Value == "" {
+		return false
+	}
+	now := p.now()
+	code := randomToken()
+	p.mu.Lock()
+	p.pruneLocked(now)
+	sess := p.sessions[p.browsers[ck.Value]]
+	if sess == nil {
+		p.mu.Unlock()
+		return false
+	}
+	sess.clients[req.client.ID] = true
+	p.codes[code] = &authCode{
+		clientID:    req.client.ID,
+		redirectURI: req.redirectURI,
+		nonce:       req.nonce,
+		challenge:   req.challenge,
+		scope:       req.scope,
+		user:        sess.user,
+		sid:         sess.id,
+		authTime:    sess.authTime,
+		expires:     now.Add(CodeTTL),
+	}
+	user := sess.user.Username
+	p.mu.Unlock()
+	p.log.Info("devidp: signed in again in a live sign-in (single sign-on)", "user", user, "client", req.client.ID)
+	p.redirectToClient(w, r, req.redirectURI, url.Values{"code": {code}}, req.state)
+	return true
 }
 
 func (p *Provider) signIn(w http.ResponseWriter, r *http.Request) {

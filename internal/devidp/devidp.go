@@ -56,6 +56,11 @@ type Client struct {
 	// user who signed in to this client signs out at the provider. It must
 	// be an http or https URL on a loopback host.
 	BackChannelLogoutURI string
+	// BackChannelSIDOnly makes the logout tokens sent to this client carry
+	// the sid and no sub, as Back-Channel Logout 1.0 section 2.4 allows (a
+	// token must hold one of the two): a relying party's test can see
+	// whether a logout naming only the provider session ends anything.
+	BackChannelSIDOnly bool
 }
 
 // User is an account of the provider. Its claims go into ID tokens and
@@ -144,6 +149,12 @@ type Config struct {
 	// providers do it by default: it lets a relying party's tests see
 	// whether it reads userinfo.
 	ProfileInUserInfo bool
+	// SingleSignOn makes /authorize answer a browser that still holds a
+	// live sign-in at the provider with a code at once, for that sign-in
+	// and its sid, as most providers do: a user who signed out of a
+	// client alone and signs in again gets the same sid. Without it the
+	// sign-in page always asks, and every sign-in has a sid of its own.
+	SingleSignOn bool
 }
 
 // Provider is the development OpenID Connect provider. It is an
@@ -158,6 +169,8 @@ type Provider struct {
 	hc       *http.Client
 	// profileInUserInfo: see Config.ProfileInUserInfo.
 	profileInUserInfo bool
+	// sso: see Config.SingleSignOn.
+	sso bool
 
 	key    *rsa.PrivateKey
 	keyID  string
@@ -219,6 +232,7 @@ func New(cfg Config) (*Provider, error) {
 		codes:    map[string]*authCode{},
 
 		profileInUserInfo: cfg.ProfileInUserInfo,
+		sso:               cfg.SingleSignOn,
 		tokens:            map[string]*accessGrant{},
 		sessions:          map[string]*idpSession{},
 		browsers:          map[string]string{},

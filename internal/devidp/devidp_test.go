@@ -337,7 +337,7 @@ func equalClaims(a, b idClaims) bool {
 
 func headerKID(t *testing.T, raw string) string {
 	t.Helper()
-	jws, err := jose.ParseSigned(raw, []jose.SignatureAlgorithm{jose.RS256})
+	jws, err := jose.ParseSignedCompact(raw, []jose.SignatureAlgorithm{jose.RS256})
 	if err != nil {
 		t.Fatalf("parse: %v", err)
 	}
@@ -776,7 +776,7 @@ func TestBackChannelLogout(t *testing.T) {
 			if lt.Subject != "ben" || lt.SessionID != idc.SID || lt.TokenID == "" {
 				t.Errorf("logout token sub %q sid %q jti %q; want sub ben sid %q", lt.Subject, lt.SessionID, lt.TokenID, idc.SID)
 			}
-			jws, err := jose.ParseSigned(r.token, []jose.SignatureAlgorithm{jose.RS256})
+			jws, err := jose.ParseSignedCompact(r.token, []jose.SignatureAlgorithm{jose.RS256})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -899,5 +899,105 @@ func TestListen(t *testing.T) {
 		if ln != nil {
 			ln.Close()
 		}
+	}
+}
+
+// TestSingleSignOn: with Config.SingleSignOn a browser that still holds a
+// live sign-in gets a code at once, for the same sign-in (same sid, and a
+// new nonce, iat and code); once the sign-in ends at the provider, the
+// page asks again. Without it the page always asks.
+func TestSingleSignOn(t *testing.T) {
+	e := setup(t, "", func(c *Config) { c.SingleSignOn = true })
+	sidOf := func(raw string) string {
+		t.Helper()
+		idt, err := e.verifier().Verify(e.ctx, raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c idClaims
+		_ = idt.Claims(&c)
+		return c.SID
+	}
+	first, _ := e.fullLogin(t, "ana", "ana-dev-pass")
+	e.clock.Set(e.clock.Now().Add(2 * time.Second))
+
+	l := login{state: "st-2", nonce: "n-2", verifier: oauth2.GenerateVerifier()}
+	resp, err := e.browser.Get(e.oauth.AuthCodeURL(l.state, oidc.Nonce(l.nonce), oauth2.S256ChallengeOption(l.verifier)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readBody(t, resp)
+	if resp.StatusCode != http.StatusFound {
+		t.Fatalf("authorize with a live sign-in: status %d, want 302 with a code", resp.StatusCode)
+	}
+	loc, _ := url.Parse(resp.Header.Get("Location"))
+	l.code = loc.Query().Get("code")
+	if loc.Query().Get("state") != "st-2" || l.code == "" {
+		t.Fatalf("redirect %s: want state st-2 and a code", loc.Redacted())
+	}
+	_, again, idt := e.exchange(t, l)
+	if sidOf(again) != sidOf(first) || sidOf(first) == "" {
+		t.Errorf("sid %q after single sign-on, want the first sign-in's %q", sidOf(again), sidOf(first))
+	}
+	if idt.Nonce != "n-2" {
+		t.Errorf("nonce %q, want n-2", idt.Nonce)
+	}
+
+	// The sign-in ends at the provider: the page asks again.
+	if resp, err := e.browser.Get(e.srv.URL + "/logout?" + url.Values{"id_token_hint": {again}}.Encode()); err != nil {
+		t.Fatal(err)
+	} else {
+		readBody(t, resp)
+	}
+	third, _ := e.fullLogin(t, "ana", "ana-dev-pass")
+	if sidOf(third) == sidOf(first) {
+		t.Error("a sign-in after the provider's logout kept the ended sid")
+	}
+
+	plain := setup(t, "")
+	plain.fullLogin(t, "ana", "ana-dev-pass")
+	// signInForm fails the test unless the page answers 200 with a form.
+	plain.signInForm(t, plain.oauth.AuthCodeURL("st", oidc.Nonce("n"), oauth2.S256ChallengeOption(oauth2.GenerateVerifier())))
+}
+
+// TestBackChannelSIDOnly: a client with BackChannelSIDOnly gets logout
+// tokens with the sid and no sub; LogoutToken leaves out an empty claim
+// and refuses a token with neither.
+func TestBackChannelSIDOnly(t *testing.T) {
+	got := make(chan string, 1)
+	rp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- r.PostFormValue("logout_token")
+	}))
+	defer rp.Close()
+	e := setup(t, rp.URL+"/backchannel", func(c *Config) { c.Clients[0].BackChannelSIDOnly = true })
+	rawID, _ := e.fullLogin(t, "ben", "ben-dev-pass")
+	idt, err := e.verifier().Verify(e.ctx, rawID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var idc idClaims
+	_ = idt.Claims(&idc)
+	resp, err := e.browser.Get(e.srv.URL + "/logout?" + url.Values{"id_token_hint": {rawID}}.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	readBody(t, resp)
+	var raw string
+	select {
+	case raw = <-got:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no logout token received")
+	}
+	lt, err := e.verifier().VerifyLogout(e.ctx, raw)
+	if err != nil {
+		t.Fatalf("VerifyLogout: %v", err)
+	}
+	var claims map[string]json.RawMessage
+	_ = lt.Claims(&claims)
+	if _, ok := claims["sub"]; ok || lt.SessionID != idc.SID || idc.SID == "" {
+		t.Errorf("logout token: sub present %v, sid %q; want no sub and sid %q", ok, lt.SessionID, idc.SID)
+	}
+	if _, err := e.idp.LogoutToken(testClientID, "", "", e.clock.Now()); err == nil {
+		t.Error("LogoutToken with neither sub nor sid returned a token")
 	}
 }

@@ -36,10 +36,15 @@
 //     checked (section 4: the OP should accept an expired ID token). An
 //     invalid hint is answered 400 and ends nothing. Ending a sign-in
 //     revokes its access tokens and sends back-channel logout tokens to
-//     clients that registered a loopback BackChannelLogoutURI.
+//     clients that registered a loopback BackChannelLogoutURI: with sub
+//     and sid, or with the sid alone for a client with BackChannelSIDOnly.
 //
-// The sign-in page always asks for a user name and password (there is no
-// single sign-on), so switching between demo users is one sign-out away.
+// The sign-in page always asks for a user name and password, so switching
+// between demo users is one sign-out away. With Config.SingleSignOn a
+// browser that still holds a live sign-in at the provider gets a code at
+// once instead, for that sign-in and its sid, as most providers answer:
+// a user who signed out of a client alone and signs in again carries the
+// same sid.
 //
 // # Short path
 //

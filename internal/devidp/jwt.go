@@ -73,7 +73,7 @@ func (a *audience) UnmarshalJSON(b []byte) error {
 // relying party send an expired ID token as the hint. Whether the sign-in
 // its sid names is still live is for the caller to judge.
 func (p *Provider) parseHint(raw, clientID string) (*hintClaims, error) {
-	jws, err := jose.ParseSigned(raw, []jose.SignatureAlgorithm{jose.RS256})
+	jws, err := jose.ParseSignedCompact(raw, []jose.SignatureAlgorithm{jose.RS256})
 	if err != nil {
 		return nil, fmt.Errorf("devidp: parsing token: %w", err)
 	}

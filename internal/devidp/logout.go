@@ -2,6 +2,7 @@ package devidp
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"slices"
@@ -175,7 +176,11 @@ func (p *Provider) sendBackChannel(ctx context.Context, sess *idpSession, client
 }
 
 func (p *Provider) postLogoutToken(ctx context.Context, c *Client, sess *idpSession, now time.Time) error {
-	token, err := p.LogoutToken(c.ID, sess.user.Subject, sess.id, now)
+	subject := sess.user.Subject
+	if c.BackChannelSIDOnly {
+		subject = ""
+	}
+	token, err := p.LogoutToken(c.ID, subject, sess.id, now)
 	if err != nil {
 		return err
 	}
@@ -216,17 +221,27 @@ func (e *backChannelError) Unwrap() error { return e.err }
 // Back-Channel Logout 1.0, section 2.4) for the given client, subject and
 // provider session id, issued at now: header typ logout+jwt; claims iss,
 // aud, iat, exp, jti, sub, sid and the back-channel logout event; no nonce.
-// The provider sends these itself at /logout; LogoutToken is exported so
-// that tests of a relying party's back-channel endpoint can make valid ones.
+// An empty subject or sid leaves that claim out (the specification wants
+// at least one; a token with neither is refused here). The provider sends
+// these itself at /logout; LogoutToken is exported so that tests of a
+// relying party's back-channel endpoint can make valid ones.
 func (p *Provider) LogoutToken(clientID, subject, sid string, now time.Time) (string, error) {
-	return sign(p.logoutSigner, map[string]any{
+	if subject == "" && sid == "" {
+		return "", errors.New("devidp: LogoutToken: a logout token needs a sub or a sid")
+	}
+	claims := map[string]any{
 		"iss":    p.issuer,
 		"aud":    clientID,
 		"iat":    now.Unix(),
 		"exp":    now.Add(LogoutTokenTTL).Unix(),
 		"jti":    randomToken(),
-		"sub":    subject,
-		"sid":    sid,
 		"events": map[string]any{BackChannelLogoutEvent: map[string]any{}},
-	})
+	}
+	if subject != "" {
+		claims["sub"] = subject
+	}
+	if sid != "" {
+		claims["sid"] = sid
+	}
+	return sign(p.logoutSigner, claims)
 }
