@@ -72,7 +72,12 @@ export interface EmbedkitFrameProps
   minHeight?: number;
   /** data-embedkit-max-height, in px. */
   maxHeight?: number;
-  /** data-embedkit-renew-after, in ms: when the kit renews the frame's session. */
+  /**
+   * data-embedkit-renew-after, in ms: the fallback renewal only, for a
+   * platform that does not renew sessions in place: when, after the
+   * frame's load started, the kit loads it again with a new session
+   * (default 23 h minus 5 min). Renewal in place needs no prop.
+   */
   renewAfter?: number;
   /** data-embedkit-ready-timeout, in ms: how long the first load may take before load-failed. */
   readyTimeout?: number;
