@@ -58,9 +58,16 @@ export interface EmbedkitFrameProps
   framePrefix?: string;
   /** `cube:action:set-filter` per member, at mount and for each member that changes; a member left out is cleared. */
   filters?: Filters;
-  /** `cube:action:set-locale`, e.g. "de-DE". */
+  /**
+   * e.g. "de-DE": in the first load's URL (the frame endpoint's
+   * `?locale=`), so the frame opens in it; `cube:action:set-locale` on change.
+   */
   locale?: string;
-  /** `cube:action:set-timezone`, an IANA name: an optional extra the platform's docs reference without cataloguing. */
+  /**
+   * An IANA name: in the first load's URL (`?timezone=`); on change
+   * `cube:action:set-timezone`, an optional extra the platform's docs
+   * reference without cataloguing.
+   */
   timezone?: string;
   /** `cube:action:set-theme`. */
   theme?: Theme;
