@@ -944,6 +944,9 @@
     }
     return now;
   }
+  function loadStarted(st) {
+    if (st) st.exchangeFloor = Date.now();
+  }
   function manage(el) {
     var st = states.get(el);
     if (st) return st;
@@ -1398,6 +1401,7 @@
       records.forEach(function(rec) {
         if (rec.type === "attributes") {
           if (rec.attributeName === "data-embedkit") rescan = true;
+          else if (rec.attributeName === "src") loadStarted(states.get(rec.target));
           else if (states.has(rec.target)) size(rec.target);
           return;
         }
@@ -1419,7 +1423,7 @@
       childList: true,
       subtree: true,
       attributes: true,
-      attributeFilter: ["data-embedkit"].concat(SIZE_ATTRS)
+      attributeFilter: ["data-embedkit", "src"].concat(SIZE_ATTRS)
     });
   }
   function startPage() {

@@ -468,3 +468,48 @@ return {before};
 		t.Errorf("fetches %s, set-session %d; want the fallback's HEAD probe only", js(fetches), len(r.setSessions("a")))
 	}
 }
+
+// TestHostScriptRenewFallbackInPlace: on a platform that has shown it
+// renews in place, a fallback timer that fires (the events missed)
+// renews in place too: a POST and set-session, no reload.
+func TestHostScriptRenewFallbackInPlace(t *testing.T) {
+	t.Parallel()
+	r := runHost(t, inPlacePrelude+`
+h.respond(sessionOK, {status: 200, json: {url: h.PLATFORM + "/embed/dashboard/x?session=y", sessionId: "fresh-id-2"}});
+h.event(a, "cube:event:session-expiring", {});
+await h.advance(23 * 3600 * 1000 - 5 * 60 * 1000 + 10000);
+`)
+	if n, m := len(r.sessionPosts()), len(r.setSessions("a")); n != 2 || m != 2 {
+		t.Errorf("JSON endpoint requests %d, set-session posts %d; want 2 and 2 (the event, then the fallback)", n, m)
+	}
+	for _, f := range r.of("fetch") {
+		if f.Method == "HEAD" {
+			t.Errorf("the fallback probed the frame endpoint (%s): it should renew in place", f.URL)
+		}
+	}
+	if n := len(r.of("src")); n != 1 {
+		t.Errorf("src set %d times, want once", n)
+	}
+}
+
+// TestHostScriptRenewFallbackKeyedToSrcChange: a page that loads a
+// managed frame again itself (a new src) starts its fallback timer
+// again: the new document's session is exchanged after that.
+func TestHostScriptRenewFallbackKeyedToSrcChange(t *testing.T) {
+	t.Parallel()
+	r := runHost(t, `
+const a = h.iframe({id: "a", target: "sales"});
+h.load();
+h.ready(a);
+await h.advance(3600 * 1000);
+a.setAttribute("src", "/embed/frame/sales?locale=de-DE");
+await h.flush();
+h.ready(a);
+return h.timers();
+`)
+	var timers []float64
+	r.result(t, &timers)
+	if !slices.Equal(timers, []float64{fallbackMs}) {
+		t.Errorf("timers after the new load's ready %v, want [%v] (keyed to the new src)", timers, fallbackMs)
+	}
+}

@@ -134,6 +134,12 @@ function loadStartBound() {
   return now;
 }
 
+// loadStarted records that st's frame (if managed) began loading a new
+// document, whoever set its src: its session is exchanged after now.
+export function loadStarted(st) {
+  if (st) st.exchangeFloor = Date.now();
+}
+
 export function manage(el) {
   var st = states.get(el);
   if (st) return st;
