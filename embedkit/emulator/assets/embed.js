@@ -631,7 +631,7 @@
     state.token = null;
     state.ended = true;
     clearData();
-    setStatus("session expired", "expired", "Session expired. The host application can renew it.");
+    setStatus("session expired", "expired", "Session expired.");
     if (!state.endedSent) {
       state.endedSent = true;
       post("cube:event:session-expired", {});
