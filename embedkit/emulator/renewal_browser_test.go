@@ -97,6 +97,16 @@ type renewalRig struct {
 // tab, and waits for cube:event:ready.
 func openRenewal(t *testing.T, tab context.Context, edit func(*Fixture)) *renewalRig {
 	t.Helper()
+	rig := startRenewal(t, tab, edit, nil)
+	rig.waitMsgs("cube:event:ready", func(ms []hostMsg) bool { return count(ms, "cube:event:ready") == 1 })
+	rig.waitFrame("the page to show its rows", func(f frameState) bool { return f.State == "ready" && len(f.Regions) > 0 })
+	return rig
+}
+
+// startRenewal is openRenewal without the waits, with before, when not
+// nil, run on the rig before the host page is opened.
+func startRenewal(t *testing.T, tab context.Context, edit func(*Fixture), before func(*renewalRig)) *renewalRig {
+	t.Helper()
 	s := newPagesServerWith(t, edit)
 	rig := &renewalRig{t: t, s: s, tab: tab}
 	emu := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -121,13 +131,14 @@ func openRenewal(t *testing.T, tab context.Context, edit func(*Fixture)) *renewa
 	rig.sid = mintSession(t, s)
 	q := url.Values{"session": {rig.sid}, "parentOrigin": {host.URL}}
 	src = emu.URL + "/embed/d/1/dashboard/sales-overview?" + q.Encode()
+	if before != nil {
+		before(rig)
+	}
 	ctx, cancel := context.WithTimeout(tab, renewalWait)
 	defer cancel()
 	if err := chromedp.Do(ctx, chromedp.Navigate(host.URL)); err != nil {
 		t.Fatalf("open the host page: %v", err)
 	}
-	rig.waitMsgs("cube:event:ready", func(ms []hostMsg) bool { return count(ms, "cube:event:ready") == 1 })
-	rig.waitFrame("the page to show its rows", func(f frameState) bool { return f.State == "ready" && len(f.Regions) > 0 })
 	return rig
 }
 
@@ -489,6 +500,40 @@ func TestSessionRenewalInChromium(t *testing.T) {
 		ms := r.waitMsgs("the session to end with the second token revoked", func(ms []hostMsg) bool { return len(errorsOf(ms)) == 1 })
 		if e := errorsOf(ms)[0]; e["context"] != "embed-session" || e["fatal"] != true {
 			t.Errorf("error %v, want the fatal embed-session error of a revoked token", e)
+		}
+	})
+
+	t.Run("a set-session answered before the first exchange wins over it", func(t *testing.T) {
+		// The page's own exchange is answered last.
+		r := startRenewal(t, tab, func(*Fixture) {}, func(r *renewalRig) {
+			r.s.InjectFault(Fault{Method: "POST", Path: "/api/v1/embed/session/token", Times: 1, Delay: 4 * time.Second})
+		})
+		r.until("the page's own exchange to reach the emulator", func(context.Context) (bool, string) {
+			n := r.exchanges.Load()
+			return n == 1, fmt.Sprint(n, " exchanges")
+		})
+		fresh := mintSession(t, r.s)
+		r.send("cube:action:set-session", fmt.Sprintf(`{sessionId: %q}`, fresh), false)
+		r.waitFrame("the page to render with the renewed token", func(f frameState) bool { return f.State == "ready" && len(f.Regions) > 0 })
+		r.until("the page's own exchange to be answered", func(context.Context) (bool, string) {
+			got := countOf(r.since(0), "POST /api/v1/embed/session/token")
+			return got == 2, fmt.Sprint(got, " exchanges answered")
+		})
+		// Revoking the page's first session leaves it alone: it uses the
+		// renewed one.
+		res := serve(t, r.s, "POST", "/api/v1/embed/session/revoke", "Bearer "+pagesAdminKey, strings.NewReader(`{"sessionId":"`+r.sid+`"}`))
+		if res.StatusCode != http.StatusNoContent {
+			t.Fatalf("revoke: %d", res.StatusCode)
+		}
+		m := r.mark()
+		var ms []hostMsg
+		r.until("3 context polls, or an error", func(ctx context.Context) (bool, string) {
+			ms, _ = r.messages(ctx)
+			got := r.since(m)
+			return len(errorsOf(ms)) != 0 || countOf(got, "GET /embed/api/context") >= 3, strings.Join(got, ", ")
+		})
+		if len(errorsOf(ms)) != 0 || count(ms, "cube:event:ready") != 1 {
+			t.Errorf("messages %v, errors %v: want one ready and no error", typesOf(ms), errorsOf(ms))
 		}
 	})
 
