@@ -18,7 +18,9 @@ import (
 // token at /api/v1/embed/session/token, keeps the token in memory, and
 // calls /embed/api/context with it every two seconds. A revoked or expired
 // token makes that call answer 401, which the page shows as "session
-// ended". The script and styles are served from /embed/assets/, so the
+// ended" (revoked) or "Session expired" (past the trust end, 23 hours after
+// the exchange; the page usually sees that end first, from the context's
+// serverTime). The script and styles are served from /embed/assets/, so the
 // pages run under a Content-Security-Policy without inline code.
 
 //go:embed assets

@@ -631,7 +631,7 @@
     state.token = null;
     state.ended = true;
     clearData();
-    setStatus("session expired", "expired", "Session expired. The host application can renew it.");
+    setStatus("session expired", "expired", "Session expired.");
     if (!state.endedSent) {
       state.endedSent = true;
       post("cube:event:session-expired", {});
@@ -856,14 +856,21 @@
 
   function start(sessionId, context) {
     var renewal = state.renewal;
+    // renewed reports whether a set-session answered before this first
+    // exchange and already gave the page its token: then it wins.
+    function renewed() {
+      return renewal !== state.renewal && state.token !== null;
+    }
     return exchange(sessionId).then(function (token) {
-      if (renewal !== state.renewal && state.token !== null) {
-        // A set-session came first and already renewed: it wins.
+      if (renewed()) {
         return;
       }
       useToken(token);
       return loadContext();
     }, function (err) {
+      if (renewed()) {
+        return;
+      }
       var invalid = err && err.message === "invalid";
       if (invalid) {
         showInvalid();
