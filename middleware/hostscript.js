@@ -26,6 +26,7 @@
     setLocale: () => setLocale,
     setTheme: () => setTheme,
     setTimezone: () => setTimezone,
+    signedOut: () => signedOut,
     version: () => version
   });
 
@@ -42,6 +43,97 @@
     "^/embed/dashboard/[A-Za-z0-9_~-][A-Za-z0-9._~-]{0,127}$",
     "^/embed/d/[1-9][0-9]{0,18}/dashboard/[A-Za-z0-9_~-][A-Za-z0-9._~-]{0,127}$"
   ];
+
+  // hostpage/src/tabs.js
+  var CHANNEL = "embedkit";
+  var STORAGE_KEY = "embedkit:signed-out";
+  var LOGOUT_ATTR = "data-embedkit-logout";
+  var KIND = "signed-out";
+  var channel = null;
+  var onSignedOut = null;
+  function signedOutMessage(data) {
+    if (!data || typeof data !== "object" || Object.prototype.toString.call(data) !== "[object Object]") return false;
+    var keys = Object.keys(data);
+    if (keys.length !== 2 || keys.indexOf("embedkit") < 0 || keys.indexOf("at") < 0) return false;
+    return data.embedkit === KIND && typeof data.at === "number" && isFinite(data.at) && data.at >= 0 && Math.floor(data.at) === data.at;
+  }
+  function announcement() {
+    return { embedkit: KIND, at: Date.now() };
+  }
+  function announce() {
+    var msg = announcement();
+    try {
+      if (channel) {
+        channel.postMessage(msg);
+      } else if (typeof BroadcastChannel === "function") {
+        var once = new BroadcastChannel(CHANNEL);
+        once.postMessage(msg);
+        once.close();
+      }
+    } catch (e) {
+    }
+    try {
+      var store = window.localStorage;
+      if (store) {
+        store.setItem(STORAGE_KEY, JSON.stringify(msg));
+        store.removeItem(STORAGE_KEY);
+      }
+    } catch (e) {
+    }
+  }
+  function signOutEverywhere() {
+    announce();
+    if (onSignedOut) onSignedOut();
+  }
+  function onChannel(event) {
+    if (signedOutMessage(event && event.data) && onSignedOut) onSignedOut();
+  }
+  function onStorage(event) {
+    if (!event || event.key !== STORAGE_KEY || typeof event.newValue !== "string") return;
+    var data;
+    try {
+      data = JSON.parse(event.newValue);
+    } catch (e) {
+      return;
+    }
+    if (signedOutMessage(data) && onSignedOut) onSignedOut();
+  }
+  function onSubmit(event) {
+    var form = event && event.target;
+    if (!form || form.nodeType !== 1 || form.localName !== "form" || !form.hasAttribute(LOGOUT_ATTR)) return;
+    if (event.defaultPrevented) return;
+    signOutEverywhere();
+  }
+  function onSessionEnded(event) {
+    var d = event && event.detail;
+    if (d && d.payload && d.payload.status === 401) Promise.resolve().then(signOutEverywhere);
+  }
+  function blank(el) {
+    var win = el.contentWindow;
+    try {
+      if (win) {
+        win.location.replace("about:blank");
+        return;
+      }
+    } catch (e) {
+    }
+    if (el.getAttribute("src") !== "about:blank") el.setAttribute("src", "about:blank");
+  }
+  function listen(end) {
+    if (onSignedOut) return;
+    onSignedOut = end;
+    if (typeof BroadcastChannel === "function") {
+      try {
+        channel = new BroadcastChannel(CHANNEL);
+        channel.onmessage = onChannel;
+      } catch (e) {
+        channel = null;
+      }
+    }
+    window.addEventListener("storage", onStorage);
+    window.addEventListener("submit", onSubmit);
+    document.addEventListener("embedkit:session-ended", onSessionEnded);
+  }
 
   // hostpage/src/index.js
   var SOURCE = "cube-embed";
@@ -1246,6 +1338,7 @@
     window.addEventListener("resize", onResize);
     document.addEventListener("visibilitychange", onVisible);
     observe();
+    listen(endSignedOut);
     if (document.readyState === "loading") {
       document.addEventListener("DOMContentLoaded", function() {
         scan();
@@ -1321,6 +1414,32 @@
       return;
     }
     throw new Error("embedkit: " + call + ': not configured; call configure({platformOrigin}) first, or render Kit.HostSettings() in <meta name="embedkit">');
+  }
+  function endSignedOut() {
+    scan().forEach(function(st) {
+      var r = st.remint;
+      clearTimeout(st.renewTimer);
+      clearTimeout(st.firstTimer);
+      st.renewTimer = st.firstTimer = 0;
+      st.renewDue = 0;
+      if (st.probe) {
+        st.probe();
+        st.probe = null;
+      }
+      if (r) {
+        finish(st, r);
+        rejectReloads(r, "session-ended", void 0, "the viewer logged out");
+      }
+      blank(st.el);
+      if (st.state === "ended") return;
+      st.ended = true;
+      setState(st, "ended");
+      emitKit(st, "session-ended", { reason: "logout" });
+      settleFailure(st, frameError("session-ended", void 0, "the viewer logged out"));
+    });
+  }
+  function signedOut() {
+    if (browser()) signOutEverywhere();
   }
   function configured() {
     try {

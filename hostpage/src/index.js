@@ -35,6 +35,7 @@
 
 import { version } from "./version.js";
 import { LOCALE_MAX_LENGTH, TIMEZONE_MAX_LENGTH, MEMBER_RULE, NAVIGATE_PATH_RULES } from "./rules.js";
+import { listen as listenForLogout, signOutEverywhere, blank } from "./tabs.js";
 
 export { version };
 
@@ -1462,6 +1463,7 @@ function startPage() {
   window.addEventListener("resize", onResize);
   document.addEventListener("visibilitychange", onVisible);
   observe();
+  listenForLogout(endSignedOut);
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", function () { scan(); });
   }
@@ -1556,7 +1558,52 @@ function ensure(call) {
     "or render Kit.HostSettings() in <meta name=\"embedkit\">");
 }
 
+// ---- cross-tab logout (tabs.js) ---------------------------------------------
+
+// endSignedOut ends every frame of the page because the viewer logged out,
+// in this tab or another of the origin (tabs.js): nothing is left pending
+// (renewal, retry, first-load and probe timers and requests), the frame's
+// page is replaced by about:blank, its state is ended, session-ended fires
+// with {reason: "logout"} and what waits on it is rejected.
+function endSignedOut() {
+  scan().forEach(function (st) {
+    var r = st.remint;
+    clearTimeout(st.renewTimer);
+    clearTimeout(st.firstTimer);
+    st.renewTimer = st.firstTimer = 0;
+    st.renewDue = 0;
+    if (st.probe) {
+      st.probe();
+      st.probe = null;
+    }
+    if (r) {
+      finish(st, r);
+      rejectReloads(r, "session-ended", undefined, "the viewer logged out");
+    }
+    blank(st.el);
+    if (st.state === "ended") return; // told once already
+    st.ended = true;
+    setState(st, "ended");
+    emitKit(st, "session-ended", { reason: "logout" });
+    settleFailure(st, frameError("session-ended", undefined, "the viewer logged out"));
+  });
+}
+
 // ---- the API --------------------------------------------------------------
+
+/**
+ * signedOut tells every tab of this origin that the viewer has logged
+ * out, for a page that does not log out by submitting a form marked
+ * data-embedkit-logout (a single-page app that logs out by fetch): the
+ * frames of this tab and of every other tab end at once (state ended,
+ * session-ended with {reason: "logout"}, the frame blanked, no request
+ * left pending). Call it when logout starts; a logout that then fails
+ * leaves the frames ended (fail closed) until the page is reloaded. It
+ * works before configure() too, and does nothing without a DOM.
+ */
+export function signedOut() {
+  if (browser()) signOutEverywhere();
+}
 
 /**
  * configured returns the settings the page's frames are managed with

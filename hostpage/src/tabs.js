@@ -1,0 +1,169 @@
+// Cross-tab logout: when the viewer logs out in one tab, every other tab
+// of the same origin in the browser ends its frames at once, instead of
+// leaving dashboards on screen until the platform or a renewal notices
+// (the platform's revoke does not tear an open embed down).
+//
+// What sets it off, in the tab where it happens:
+//   - a form marked data-embedkit-logout is submitted (and its submission
+//     is not cancelled by the page);
+//   - the page calls signedOut() (a single-page app that logs out by
+//     fetch);
+//   - a frame of this tab learns the viewer is signed out: its frame or
+//     session endpoint answered 401 (the DOM event embedkit:session-ended
+//     with status 401). The login is the browser's shared cookie, so it is
+//     signed out for every tab.
+// The tab then ends its own frames and tells the others on a
+// BroadcastChannel named CHANNEL and, as a fallback for browsers without
+// one, through a localStorage write under STORAGE_KEY (the storage event
+// reaches the other tabs; the key is removed at once).
+//
+// Both carriers are same-origin by the browser's rules: a page of another
+// origin (another site, another port) has its own channel and storage and
+// cannot reach these. A message is acted on only when it has exactly the
+// shape {embedkit: "signed-out", at: <ms since the epoch>}: anything else is
+// ignored. Nothing secret travels: no session id, no subject, no URL.
+//
+// It fails closed: the broadcast goes out when logout starts, so a logout
+// POST that then fails has still ended the frames of every tab; the viewer,
+// still signed in, reloads the page to see them again.
+
+/** CHANNEL is the BroadcastChannel name the host script uses. */
+export var CHANNEL = "embedkit";
+/** STORAGE_KEY is the localStorage key of the storage-event fallback. */
+export var STORAGE_KEY = "embedkit:signed-out";
+/** LOGOUT_ATTR marks a logout form whose submission signs every tab out. */
+export var LOGOUT_ATTR = "data-embedkit-logout";
+
+var KIND = "signed-out";
+
+var channel = null;
+var onSignedOut = null;
+
+// signedOutMessage reports whether data is a cross-tab logout message:
+// a plain object with exactly the own keys embedkit ("signed-out") and at
+// (a non-negative integer of milliseconds). Anything else, including
+// extra keys, is not one.
+export function signedOutMessage(data) {
+  // A plain object of any realm: the channel's structured clone makes it
+  // in this one, the storage fallback parses JSON.
+  if (!data || typeof data !== "object" || Object.prototype.toString.call(data) !== "[object Object]") return false;
+  var keys = Object.keys(data);
+  if (keys.length !== 2 || keys.indexOf("embedkit") < 0 || keys.indexOf("at") < 0) return false;
+  return data.embedkit === KIND && typeof data.at === "number" && isFinite(data.at) &&
+    data.at >= 0 && Math.floor(data.at) === data.at;
+}
+
+function announcement() {
+  return { embedkit: KIND, at: Date.now() };
+}
+
+// announce tells the other tabs of this origin that the viewer signed out.
+function announce() {
+  var msg = announcement();
+  try {
+    if (channel) {
+      channel.postMessage(msg);
+    } else if (typeof BroadcastChannel === "function") {
+      // A page that manages no frames (never configured) still tells the
+      // others.
+      var once = new BroadcastChannel(CHANNEL);
+      once.postMessage(msg);
+      once.close();
+    }
+  } catch (e) {
+    // No usable channel: the storage fallback still carries it.
+  }
+  try {
+    var store = window.localStorage;
+    if (store) {
+      // The storage event fires in other tabs only when the value
+      // changes: at makes each announcement new. Removed at once, so no
+      // later page reads it.
+      store.setItem(STORAGE_KEY, JSON.stringify(msg));
+      store.removeItem(STORAGE_KEY);
+    }
+  } catch (e) {
+    // Storage disabled or full: the channel is the only carrier.
+  }
+}
+
+// signOutEverywhere ends this tab's frames and tells the other tabs.
+export function signOutEverywhere() {
+  announce();
+  if (onSignedOut) onSignedOut();
+}
+
+function onChannel(event) {
+  if (signedOutMessage(event && event.data) && onSignedOut) onSignedOut();
+}
+
+function onStorage(event) {
+  // Another origin's storage never fires here; a removal (newValue
+  // null) is not an announcement.
+  if (!event || event.key !== STORAGE_KEY || typeof event.newValue !== "string") return;
+  var data;
+  try {
+    data = JSON.parse(event.newValue);
+  } catch (e) {
+    return;
+  }
+  if (signedOutMessage(data) && onSignedOut) onSignedOut();
+}
+
+function onSubmit(event) {
+  var form = event && event.target;
+  if (!form || form.nodeType !== 1 || form.localName !== "form" || !form.hasAttribute(LOGOUT_ATTR)) return;
+  // A page that cancels the submission logs out another way, or not at
+  // all; it calls signedOut() when it does.
+  if (event.defaultPrevented) return;
+  signOutEverywhere();
+}
+
+function onSessionEnded(event) {
+  var d = event && event.detail;
+  // Only a 401 this tab saw: an end that came from another tab carries no
+  // status and is not announced again.
+  // After the kit has finished ending that frame (it dispatches the event
+  // midway).
+  if (d && d.payload && d.payload.status === 401) Promise.resolve().then(signOutEverywhere);
+}
+
+// blank replaces the page of a frame that ended at logout with
+// about:blank, so no dashboard data stays on screen. It navigates the
+// frame's window (a parent may navigate its child of any origin) and
+// leaves the src attribute as it is, so reload() can load the frame
+// through its endpoint again once the viewer signs back in; setting src
+// is the fallback.
+export function blank(el) {
+  var win = el.contentWindow;
+  try {
+    if (win) {
+      win.location.replace("about:blank");
+      return;
+    }
+  } catch (e) {
+    // fall through
+  }
+  if (el.getAttribute("src") !== "about:blank") el.setAttribute("src", "about:blank");
+}
+
+// listen starts cross-tab logout for this page, once: end is called to
+// end every frame of this tab when the viewer signed out here or in
+// another tab of the origin.
+export function listen(end) {
+  if (onSignedOut) return;
+  onSignedOut = end;
+  if (typeof BroadcastChannel === "function") {
+    try {
+      channel = new BroadcastChannel(CHANNEL);
+      channel.onmessage = onChannel;
+    } catch (e) {
+      channel = null;
+    }
+  }
+  window.addEventListener("storage", onStorage);
+  // On window, in the bubbling phase: the page's own submit handlers
+  // have run, so a cancelled submission is seen as one.
+  window.addEventListener("submit", onSubmit);
+  document.addEventListener("embedkit:session-ended", onSessionEnded);
+}
