@@ -27,6 +27,9 @@
 // POST that then fails has still ended the frames of every tab; the viewer,
 // still signed in, reloads the page to see them again.
 
+import { emitKit, frameError, rejectReloads, scan, setState, settleFailure } from "./frames.js";
+import { finish } from "./renewal.js";
+
 /** CHANNEL is the BroadcastChannel name the host script uses. */
 export var CHANNEL = "embedkit";
 /** STORAGE_KEY is the localStorage key of the storage-event fallback. */
@@ -88,9 +91,52 @@ function announce() {
 }
 
 // signOutEverywhere ends this tab's frames and tells the other tabs.
-export function signOutEverywhere() {
+function signOutEverywhere() {
   announce();
   if (onSignedOut) onSignedOut();
+}
+
+/**
+ * signedOut tells every tab of this origin that the viewer has logged
+ * out, for a page that does not log out by submitting a form marked
+ * data-embedkit-logout (a single-page app that logs out by fetch): the
+ * frames of this tab and of every other tab end at once (state ended,
+ * session-ended with {reason: "logout"}, the frame blanked, no request
+ * left pending). Call it when logout starts; a logout that then fails
+ * leaves the frames ended (fail closed) until the page is reloaded. It
+ * works before configure() too, and does nothing without a DOM.
+ */
+export function signedOut() {
+  if (typeof window !== "undefined" && typeof document !== "undefined") signOutEverywhere();
+}
+
+// endSignedOut ends every frame of the page because the viewer logged out,
+// in this tab or another of the origin: nothing is left pending (renewal,
+// retry, first-load and probe timers and requests), the frame's page is
+// replaced by about:blank, its state is ended, session-ended fires with
+// {reason: "logout"} and what waits on it is rejected.
+export function endSignedOut() {
+  scan().forEach(function (st) {
+    var r = st.remint;
+    clearTimeout(st.renewTimer);
+    clearTimeout(st.firstTimer);
+    st.renewTimer = st.firstTimer = 0;
+    st.renewDue = 0;
+    if (st.probe) {
+      st.probe();
+      st.probe = null;
+    }
+    if (r) {
+      finish(st, r);
+      rejectReloads(r, "session-ended", undefined, "the viewer logged out");
+    }
+    blank(st.el);
+    if (st.state === "ended") return; // told once already
+    st.ended = true;
+    setState(st, "ended");
+    emitKit(st, "session-ended", { reason: "logout" });
+    settleFailure(st, frameError("session-ended", undefined, "the viewer logged out"));
+  });
 }
 
 function onChannel(event) {
@@ -147,12 +193,12 @@ export function blank(el) {
   if (el.getAttribute("src") !== "about:blank") el.setAttribute("src", "about:blank");
 }
 
-// listen starts cross-tab logout for this page, once: end is called to
-// end every frame of this tab when the viewer signed out here or in
-// another tab of the origin.
-export function listen(end) {
+// listen starts cross-tab logout for this page, once (page start): the
+// page's frames end when the viewer signs out here or in another tab of
+// the origin.
+export function listen() {
   if (onSignedOut) return;
-  onSignedOut = end;
+  onSignedOut = endSignedOut;
   if (typeof BroadcastChannel === "function") {
     try {
       channel = new BroadcastChannel(CHANNEL);
