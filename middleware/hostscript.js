@@ -1359,7 +1359,10 @@
     var form = event && event.target;
     if (!form || form.nodeType !== 1 || form.localName !== "form" || !form.hasAttribute(LOGOUT_ATTR)) return;
     if (event.defaultPrevented) return;
-    signOutEverywhere();
+    announce();
+    setTimeout(function() {
+      if (onSignedOut) onSignedOut();
+    }, 0);
   }
   function onSessionEnded(event) {
     var d = event && event.detail;

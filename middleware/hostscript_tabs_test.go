@@ -185,7 +185,8 @@ func TestHostScriptLogoutAnnounced(t *testing.T) {
 		{"logout form submitted", ``, `const f = h.doc.createElement("form");
 f.setAttribute("data-embedkit-logout", "");
 h.doc.body.appendChild(f);
-h.submit(f);`, ""},
+h.submit(f);
+await h.advance(0);`, ""},
 		{"signedOut()", ``, `h.win.embedkit.signedOut();`, ""},
 		{"signedOut() without a BroadcastChannel", `delete h.win.BroadcastChannel;`, `h.win.embedkit.signedOut();`, ""},
 		{"a renewal answered 401", ``, `h.respond({status: 401});

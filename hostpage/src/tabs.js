@@ -162,7 +162,13 @@ function onSubmit(event) {
   // A page that cancels the submission logs out another way, or not at
   // all; it calls signedOut() when it does.
   if (event.defaultPrevented) return;
-  signOutEverywhere();
+  announce();
+  // This tab's frames end in a task of their own: a session-ended
+  // listener that changes the page (removes the form, say) while the
+  // submit event is still being dispatched would cancel the logout.
+  setTimeout(function () {
+    if (onSignedOut) onSignedOut();
+  }, 0);
 }
 
 function onSessionEnded(event) {
