@@ -252,3 +252,39 @@ await h.advance(2000);`, "c"},
 		})
 	}
 }
+
+// TestHostScriptFirstLoad401StaysInItsTab: a 401 to a first load's probe
+// ends that frame only (its src may not be the kit's endpoint); only a
+// renewal's 401 signs every tab out (TestHostScriptLogoutAnnounced).
+func TestHostScriptFirstLoad401StaysInItsTab(t *testing.T) {
+	t.Parallel()
+	r := runHost(t, `
+const a = h.iframe({id: "a", target: "sales"});
+const b = h.iframe({id: "b", src: "/elsewhere/401"});
+h.load();
+const fa = h.win.embedkit.frame(a), fb = h.win.embedkit.frame(b);
+h.listen(fa, "session-ended");
+h.listen(fb, "session-ended");
+h.ready(a);
+h.respond({status: 401});
+await h.advance(31000);
+return [fa.state, fb.state];
+`)
+	var states []string
+	r.result(t, &states)
+	if want := []string{"ready", "ended"}; !slices.Equal(states, want) {
+		t.Errorf("states %v, want %v", states, want)
+	}
+	if got := r.heard("b", "session-ended"); len(got) != 1 || js(got[0].Payload) != `{"status":401}` {
+		t.Errorf("frame b heard session-ended %+v, want once {status: 401}", got)
+	}
+	if got := r.heard("a", "session-ended"); len(got) != 0 {
+		t.Errorf("frame a heard session-ended %+v, want nothing", got)
+	}
+	if n := len(r.of("broadcast")) + len(r.of("storage")); n != 0 {
+		t.Errorf("a first load's 401 was announced to the other tabs (%d writes)", n)
+	}
+	if n := len(r.of("navigate")); n != 0 {
+		t.Errorf("%d frames blanked", n)
+	}
+}

@@ -4,6 +4,7 @@
 import { config } from "./settings.js";
 import { REQUEST_TIMEOUT_MS, absolute, classify, headInit, header, timedFetch } from "./endpoints.js";
 import { READY_TIMEOUT_MS, checkKitVersion, connected, emitKit, frameError, freshReady, rejectReloads, scan, setState, settleFailure } from "./frames.js";
+import { renewalSignedOut } from "./tabs.js";
 
 // One hour of margin before the embedded page stops trusting its token.
 var RENEW_AFTER_MS = 22 * 60 * 60 * 1000;
@@ -306,6 +307,7 @@ function ended(st) {
   rejectReloads(r, "session-ended", 401, "the viewer is signed out");
   setState(st, "ended");
   settleFailure(st, frameError("session-ended", 401, "the viewer is signed out"));
+  renewalSignedOut(); // every tab is signed out (tabs.js)
 }
 
 export function onOnline() {

@@ -8,10 +8,10 @@
 //     is not cancelled by the page);
 //   - the page calls signedOut() (a single-page app that logs out by
 //     fetch);
-//   - a frame of this tab learns the viewer is signed out: its frame or
-//     session endpoint answered 401 (the DOM event embedkit:session-ended
-//     with status 401). The login is the browser's shared cookie, so it is
-//     signed out for every tab.
+//   - a renewal of a frame of this tab learns the viewer is signed out:
+//     the kit's frame or session endpoint answered 401 (renewal.js calls
+//     renewalSignedOut). The login is the browser's shared cookie, so it
+//     is signed out for every tab.
 // The tab then ends its own frames and tells the others on a
 // BroadcastChannel named CHANNEL and, as a fallback for browsers without
 // one, through a localStorage write under STORAGE_KEY (the storage event
@@ -171,13 +171,15 @@ function onSubmit(event) {
   }, 0);
 }
 
-function onSessionEnded(event) {
-  var d = event && event.detail;
-  // Only a 401 this tab saw: an end that came from another tab carries no
-  // status and is not announced again.
-  // After the kit has finished ending that frame (it dispatches the event
-  // midway).
-  if (d && d.payload && d.payload.status === 401) Promise.resolve().then(signOutEverywhere);
+/**
+ * renewalSignedOut is called once a renewal of one of this tab's frames
+ * has ended because the kit's frame or session endpoint answered 401 (or
+ * redirected to the login page): the browser's login, which every tab
+ * shares, is gone, so the tab's other frames and every other tab end too.
+ * A first load's 401 is left to its frame: its src may not be the kit's.
+ */
+export function renewalSignedOut() {
+  signOutEverywhere();
 }
 
 // blank replaces the page of a frame that ended at logout with
@@ -217,5 +219,4 @@ export function listen() {
   // On window, in the bubbling phase: the page's own submit handlers
   // have run, so a cancelled submission is seen as one.
   window.addEventListener("submit", onSubmit);
-  document.addEventListener("embedkit:session-ended", onSessionEnded);
 }
