@@ -103,11 +103,13 @@
 // setColorScheme, setFilter, navigate, refresh and reload. Every event also
 // fires as a DOM CustomEvent "embedkit:<name>" on the iframe. An
 // <embedkit-frame target="..."> element builds the iframe. The script keeps
-// a frame's session alive the documented way, by reloading the frame
-// through its frame endpoint (which mints) before the embedded page stops
-// trusting its token and after a fatal error, probing the endpoint with
-// HEAD first: only a 401 there is a sign-out. data-embedkit-fit sizes the
-// frame to its box or the window.
+// a frame's session alive the documented way: in place where the platform
+// sends cube:event:session-expiring or -expired (a new session from
+// SessionHandler, posted as cube:action:set-session; the frame keeps its
+// document), else by reloading the frame through its frame endpoint
+// (which mints) before the embedded page stops trusting its token; also
+// after a fatal error, probing the endpoint with HEAD first. Only a 401 is
+// a sign-out. data-embedkit-fit sizes the frame to its box or the window.
 //
 // # Locale and time zone
 //

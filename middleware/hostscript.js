@@ -54,7 +54,11 @@
     "cube:event:download": "download",
     "cube:event:drilldown": "drilldown",
     "cube:event:ai-query": "ai-query",
-    "cube:event:error": "error"
+    "cube:event:error": "error",
+    // Session renewal in place: their payloads are not documented, and the
+    // kit reads nothing from them.
+    "cube:event:session-expiring": "session-expiring",
+    "cube:event:session-expired": "session-expired"
   };
   var KIT_EVENTS = ["session-renewed", "session-ended", "renew-failed", "load-failed", "version-mismatch"];
   var NAMES = /* @__PURE__ */ Object.create(null);
@@ -465,7 +469,13 @@
   }
 
   // hostpage/src/renewal.js
-  var RENEW_AFTER_MS = 22 * 60 * 60 * 1e3;
+  var TRUST_MS = 23 * 60 * 60 * 1e3;
+  var FALLBACK_MARGIN_MS = 5 * 60 * 1e3;
+  var RENEW_AFTER_MS = TRUST_MS - FALLBACK_MARGIN_MS;
+  var NEAR_END_MS = 15 * 60 * 1e3;
+  var SETTLE_MS = 5e3;
+  var RECENT_MS = 6e4;
+  var MAX_SESSION_ID = 1024;
   var MIN_RENEW_AFTER_MS = 5 * 60 * 1e3;
   var BACKOFF_FIRST_MS = 1e3;
   var BACKOFF_MAX_MS = 6e4;
@@ -478,12 +488,11 @@
   }
   function armRenewal(st) {
     clearTimeout(st.renewTimer);
-    var ms = renewAfter(st.el);
-    st.renewDue = Date.now() + ms;
+    st.renewDue = st.exchangeFloor + renewAfter(st.el);
     st.renewTimer = setTimeout(function() {
       st.renewTimer = 0;
       checkDue(st);
-    }, ms);
+    }, Math.max(0, st.renewDue - Date.now()));
   }
   function checkDue(st) {
     if (!st.renewDue || st.remint || st.ended) return;
@@ -498,13 +507,13 @@
       return;
     }
     st.renewDue = 0;
-    if (connected(st.el)) start(st, "expiring", null);
+    if (connected(st.el)) start(st, "expiring", null, registry.renewsInPlace && st.state === "ready");
   }
   function backoff(failures) {
     var base = Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * Math.pow(2, failures - 1));
     return Math.max(BACKOFF_FIRST_MS, Math.round(base * (1 - 0.2 * Math.random())));
   }
-  function start(st, reason, waiter) {
+  function start(st, reason, waiter, inPlace) {
     var r = st.remint;
     if (!r) {
       clearTimeout(st.renewTimer);
@@ -513,6 +522,7 @@
       st.ended = false;
       r = st.remint = {
         reason,
+        inPlace: Boolean(inPlace),
         phase: "wait",
         attempt: 0,
         failures: 0,
@@ -520,15 +530,16 @@
         due: 0,
         timer: 0,
         readyTimer: 0,
+        settleTimer: 0,
         cancel: null,
         waiters: []
       };
-      clearTimeout(st.firstTimer);
-      st.firstTimer = 0;
-      st.failure = null;
-      setState(st, "renewing");
-      freshReady(st);
       if (waiter) r.waiters.push(waiter);
+      if (r.inPlace) {
+        attempt(st);
+        return;
+      }
+      toReload(st);
       var last = st.lastRenewal;
       if (reason === "error" && last && Date.now() - last.at < STABLE_MS) {
         r.attempt = last.attempt;
@@ -542,6 +553,13 @@
     }
     if (waiter) r.waiters.push(waiter);
     if (reason === "reload") runSoon(st);
+  }
+  function toReload(st) {
+    clearTimeout(st.firstTimer);
+    st.firstTimer = 0;
+    st.failure = null;
+    setState(st, "renewing");
+    freshReady(st);
   }
   function runSoon(st) {
     var r = st.remint;
@@ -574,6 +592,15 @@
     r.attempt++;
     r.phase = "request";
     st.lastAttemptAt = Date.now();
+    if (r.inPlace) {
+      var target = sessionTarget(st);
+      if (target) {
+        renewInPlace(st, r, target);
+        return;
+      }
+      r.inPlace = false;
+      toReload(st);
+    }
     var src = st.el.getAttribute("src");
     var url = src ? absolute(src) : null;
     if (url && url.origin === location.origin) {
@@ -637,12 +664,15 @@
       });
     });
   }
-  function viaSessionEndpoint(st, r) {
+  function sessionTarget(st) {
     var target = st.el.getAttribute("data-embedkit-target");
-    if (!target) {
-      giveUp(st, void 0, "the frame has no data-embedkit-target to renew");
-      return;
-    }
+    if (target) return target;
+    var src = st.el.getAttribute("src");
+    var u = src ? absolute(src) : null;
+    if (!u || u.origin !== location.origin || u.pathname.indexOf(config.framePrefix) !== 0) return "";
+    return u.pathname.slice(config.framePrefix.length);
+  }
+  function sessionRequest(st, r, target, use) {
     var endpoint = st.el.getAttribute("data-embedkit-session-url") || config.sessionURL;
     var eu = absolute(endpoint);
     if (!/^\/(?!\/)/.test(endpoint) || !eu || eu.origin !== location.origin) {
@@ -659,22 +689,85 @@
     }, function(res, live) {
       if (judge(st, res, "the session endpoint")) return;
       var unusable = function() {
-        if (live()) fail(st, "hard", res.status, "the session endpoint answered no usable URL");
+        if (live()) fail(st, "hard", res.status, "the session endpoint answered no usable session");
       };
       Promise.resolve().then(function() {
         return res.json();
       }).then(function(body) {
         if (!live()) return;
-        var u = body && typeof body.url === "string" ? absolute(body.url) : null;
-        if (!u || u.origin !== config.origin) {
-          unusable();
-          return;
-        }
-        load(st, r, function() {
-          st.el.setAttribute("src", u.href);
-        });
+        if (!use(body)) unusable();
       }, unusable);
     });
+  }
+  function viaSessionEndpoint(st, r) {
+    var target = st.el.getAttribute("data-embedkit-target");
+    if (!target) {
+      giveUp(st, void 0, "the frame has no data-embedkit-target to renew");
+      return;
+    }
+    sessionRequest(st, r, target, function(body) {
+      var u = body && typeof body.url === "string" ? absolute(body.url) : null;
+      if (!u || u.origin !== config.origin) return false;
+      load(st, r, function() {
+        st.el.setAttribute("src", u.href);
+      });
+      return true;
+    });
+  }
+  function renewInPlace(st, r, target) {
+    sessionRequest(st, r, target, function(body) {
+      var id = body ? body.sessionId : null;
+      if (typeof id !== "string" || id === "" || id.length > MAX_SESSION_ID || /[\u0000-\u001f\u007f]/.test(id)) return false;
+      if (!post(st, "cube:action:set-session", { sessionId: id })) {
+        fail(st, "hard", void 0, "the frame has no window to post to");
+        return true;
+      }
+      st.exchangeFloor = Date.now();
+      r.phase = "settle";
+      r.settleTimer = setTimeout(function() {
+        r.settleTimer = 0;
+        if (st.remint === r && r.phase === "settle") renewedInPlace(st, r);
+      }, SETTLE_MS);
+      return true;
+    });
+  }
+  function renewedInPlace(st, r) {
+    finish(st, r);
+    st.lastRenewal = { at: Date.now(), attempt: r.attempt, failures: r.failures, hard: r.hard };
+    emitKit(st, "session-renewed", { reason: r.reason, inPlace: true });
+    r.waiters.forEach(function(w) {
+      w.resolve(st.readyEv);
+    });
+    armRenewal(st);
+  }
+  function refusedInPlace(st) {
+    var r = st.remint;
+    clearTimeout(r.settleTimer);
+    r.settleTimer = 0;
+    r.inPlace = false;
+    r.failures++;
+    r.hard++;
+    r.phase = "wait";
+    toReload(st);
+    var delay = Math.max(0, st.lastAttemptAt + MIN_ATTEMPT_GAP_MS - Date.now());
+    emitKit(st, "renew-failed", failure(
+      void 0,
+      "the embed reported an error after set-session; loading the frame again",
+      r.attempt,
+      delay
+    ));
+    attempt(st);
+  }
+  function onSessionEvent(st, name) {
+    registry.renewsInPlace = true;
+    if (st.ended) return;
+    if (st.remint) {
+      start(st, name, null, true);
+      return;
+    }
+    var last = st.lastRenewal;
+    if (st.state !== "ready" || last && Date.now() - last.at < RECENT_MS) return;
+    start(st, name === "session-expired" ? "expired" : "expiring", null, true);
   }
   function load(st, r, navigate) {
     r.phase = "load";
@@ -684,13 +777,15 @@
       var offline = typeof navigator !== "undefined" && navigator.onLine === false;
       fail(st, offline ? "network" : "hard", void 0, "the embed was not ready within " + READY_TIMEOUT_MS / 1e3 + " s");
     }, READY_TIMEOUT_MS);
+    st.exchangeFloor = Date.now();
     navigate();
   }
   function finish(st, r) {
     clearTimeout(r.timer);
     clearTimeout(r.readyTimer);
+    clearTimeout(r.settleTimer);
     if (r.cancel) r.cancel();
-    r.timer = r.readyTimer = 0;
+    r.timer = r.readyTimer = r.settleTimer = 0;
     r.cancel = null;
     if (st.remint === r) st.remint = null;
   }
@@ -743,7 +838,12 @@
   function onVisible() {
     if (document.visibilityState !== "visible") return;
     scan().forEach(function(st) {
-      checkDue(st);
+      if (registry.renewsInPlace && !st.ended && (st.remint || st.state === "ready") && Date.now() >= st.exchangeFloor + TRUST_MS - NEAR_END_MS) {
+        var last = st.lastRenewal;
+        if (st.remint || !last || Date.now() - last.at >= RECENT_MS) start(st, "expiring", null, true);
+      } else {
+        checkDue(st);
+      }
       runSoon(st);
     });
   }
@@ -873,7 +973,7 @@
   var SIZE_ATTRS = ["data-embedkit-fit", "data-embedkit-min-height", "data-embedkit-max-height"];
 
   // hostpage/src/frames.js
-  var registry = { managed: [], debugAll: false };
+  var registry = { managed: [], debugAll: false, renewsInPlace: false };
   var READY_TIMEOUT_MS = 3e4;
   var MIN_READY_TIMEOUT_MS = 5e3;
   var states = /* @__PURE__ */ new WeakMap();
@@ -957,6 +1057,16 @@
   function label(st) {
     return describe(st.el.getAttribute("data-embedkit-target") || st.el.getAttribute("id") || "unnamed");
   }
+  function loadStartBound() {
+    var now = Date.now();
+    if (typeof performance !== "undefined" && performance && typeof performance.timeOrigin === "number" && typeof document !== "undefined" && document.readyState !== "complete") {
+      return Math.min(now, Math.floor(performance.timeOrigin));
+    }
+    return now;
+  }
+  function loadStarted(st) {
+    if (st) st.exchangeFloor = Date.now();
+  }
   function manage(el) {
     var st = states.get(el);
     if (st) return st;
@@ -970,6 +1080,10 @@
       remint: null,
       lastAttemptAt: -Infinity,
       lastRenewal: null,
+      // The earliest the frame's token can have been exchanged: when its
+      // current document started loading (its session id was exchanged
+      // after that) or when the kit last posted it a new session id.
+      exchangeFloor: loadStartBound(),
       ended: false,
       state: "loading",
       readyD: null,
@@ -1119,6 +1233,10 @@
     if (name === "view") st.view = ev.payload;
     if (name === "ready") {
       onReady(st, ev);
+    } else if (name === "session-expiring" || name === "session-expired") {
+      onSessionEvent(st, name);
+    } else if (name === "error" && st.remint && st.remint.phase === "settle") {
+      refusedInPlace(st);
     } else if (fatal) {
       onFatal(st, payload);
     }
@@ -1138,7 +1256,7 @@
       finish(st, r);
       if (r.phase === "load") {
         st.lastRenewal = { at: Date.now(), attempt: r.attempt, failures: r.failures, hard: r.hard };
-        emitKit(st, "session-renewed", { reason: r.reason });
+        emitKit(st, "session-renewed", { reason: r.reason, inPlace: false });
       }
       r.waiters.forEach(function(w) {
         w.resolve(ev);
@@ -1403,6 +1521,7 @@
       records.forEach(function(rec) {
         if (rec.type === "attributes") {
           if (rec.attributeName === "data-embedkit") rescan = true;
+          else if (rec.attributeName === "src") loadStarted(states.get(rec.target));
           else if (states.has(rec.target)) size(rec.target);
           return;
         }
@@ -1424,7 +1543,7 @@
       childList: true,
       subtree: true,
       attributes: true,
-      attributeFilter: ["data-embedkit"].concat(SIZE_ATTRS)
+      attributeFilter: ["data-embedkit", "src"].concat(SIZE_ATTRS)
     });
   }
   function startPage() {

@@ -194,7 +194,8 @@ func hostPageSource(t *testing.T) string {
 // embed-protocol.json, the envelope source is the contract's, the private
 // dialect is gone, nothing posts to "*", the console is written in one
 // place only (warn, whose callers name no URL), and the session
-// endpoint's answer is used for its url only.
+// endpoint's answer is used for its url and, in set-session only, its
+// sessionId.
 func TestHostScriptVocabulary(t *testing.T) {
 	t.Parallel()
 	for name, src := range map[string]string{"hostpage/src": hostPageSource(t), "hostscript.js": string(hostScriptSource)} {
@@ -223,10 +224,26 @@ func checkVocabulary(t *testing.T, src string) {
 	if m := regexp.MustCompile(`(?:var|const) SOURCE = "([^"]*)";`).FindStringSubmatch(src); m == nil || m[1] != p.Envelope.Source {
 		t.Errorf("the script's source is %v, want %q", m, p.Envelope.Source)
 	}
-	for _, private := range []string{"platform-embed", "platform:", "session-expiring", "renew-session", "sessionId"} {
+	for _, private := range []string{"platform-embed", "platform:", "renew-session"} {
 		if strings.Contains(src, private) {
 			t.Errorf("the script mentions %q", private)
 		}
+	}
+	// A session id is read from the session endpoint's answer and posted
+	// in cube:action:set-session, nowhere else.
+	ids := 0
+	for _, line := range strings.Split(src, "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.Contains(line, "sessionId") || strings.HasPrefix(line, "//") {
+			continue
+		}
+		ids++
+		if line != `var id = body ? body.sessionId : null;` && line != `if (!post(st, "cube:action:set-session", { sessionId: id })) {` {
+			t.Errorf("the script uses a session id in %q; only set-session may carry one", line)
+		}
+	}
+	if ids != 2 {
+		t.Errorf("the script names sessionId on %d lines, want 2 (read from the answer, posted in set-session)", ids)
 	}
 	if regexp.MustCompile(`postMessage\([^;]*["']\*["']`).MatchString(src) {
 		t.Error("the script posts to any origin")
@@ -326,6 +343,12 @@ func TestHostScriptTypesDeclareProtocol(t *testing.T) {
 	}
 	actions := dtsBlock(t, src, "Actions") + dtsBlock(t, src, "FrameMethods")
 	for _, a := range p.Actions {
+		if kitActions[a.Type] {
+			if !strings.Contains(src, "`"+a.Type+"`") {
+				t.Errorf("the declarations do not say that the kit sends %s itself", a.Type)
+			}
+			continue
+		}
 		if !regexp.MustCompile(`(?m)^\s+` + a.method() + `\(`).MatchString(actions) {
 			t.Errorf("no method %s for %s", a.method(), a.Type)
 		}

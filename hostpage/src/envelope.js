@@ -16,7 +16,11 @@ export var EVENTS = {
   "cube:event:download": "download",
   "cube:event:drilldown": "drilldown",
   "cube:event:ai-query": "ai-query",
-  "cube:event:error": "error"
+  "cube:event:error": "error",
+  // Session renewal in place: their payloads are not documented, and the
+  // kit reads nothing from them.
+  "cube:event:session-expiring": "session-expiring",
+  "cube:event:session-expired": "session-expired"
 };
 
 var KIT_EVENTS = ["session-renewed", "session-ended", "renew-failed", "load-failed", "version-mismatch"];

@@ -7,13 +7,16 @@ import { EVENTS, frozen, post, refusal } from "./envelope.js";
 import { log } from "./settings.js";
 import { describe } from "./actions.js";
 import { absolute, classify, headInit, header, timedFetch } from "./endpoints.js";
-import { armRenewal, fail, finish, giveUp, start } from "./renewal.js";
+import { armRenewal, fail, finish, giveUp, start, onSessionEvent, refusedInPlace } from "./renewal.js";
 import { Frame } from "./handle.js";
 import { size } from "./sizing.js";
 
-// registry: the states of the frames the last scan found, and whether
-// debug(true) asked to log every message accepted or dropped.
-export const registry = { managed: [], debugAll: false };
+// registry: the states of the frames the last scan found, whether
+// debug(true) asked to log every message accepted or dropped, and whether
+// the platform has shown that it renews sessions in place (it sent
+// cube:event:session-expiring or -expired to a frame of this page; a page
+// has one platform).
+export const registry = { managed: [], debugAll: false, renewsInPlace: false };
 
 export var READY_TIMEOUT_MS = 30000;
 
@@ -118,6 +121,25 @@ function label(st) {
   return describe(st.el.getAttribute("data-embedkit-target") || st.el.getAttribute("id") || "unnamed");
 }
 
+// loadStartBound is the earliest a frame the script finds now can have
+// started loading: now, or, while the page itself is still loading (a
+// frame in its HTML, whose load may have begun before the script ran),
+// the page's own start.
+function loadStartBound() {
+  var now = Date.now();
+  if (typeof performance !== "undefined" && performance && typeof performance.timeOrigin === "number" &&
+      typeof document !== "undefined" && document.readyState !== "complete") {
+    return Math.min(now, Math.floor(performance.timeOrigin));
+  }
+  return now;
+}
+
+// loadStarted records that st's frame (if managed) began loading a new
+// document, whoever set its src: its session is exchanged after now.
+export function loadStarted(st) {
+  if (st) st.exchangeFloor = Date.now();
+}
+
 export function manage(el) {
   var st = states.get(el);
   if (st) return st;
@@ -131,6 +153,10 @@ export function manage(el) {
     remint: null,
     lastAttemptAt: -Infinity,
     lastRenewal: null,
+    // The earliest the frame's token can have been exchanged: when its
+    // current document started loading (its session id was exchanged
+    // after that) or when the kit last posted it a new session id.
+    exchangeFloor: loadStartBound(),
     ended: false,
     state: "loading",
     readyD: null,
@@ -308,6 +334,10 @@ export function onMessage(event) {
   if (name === "view") st.view = ev.payload;
   if (name === "ready") {
     onReady(st, ev);
+  } else if (name === "session-expiring" || name === "session-expired") {
+    onSessionEvent(st, name);
+  } else if (name === "error" && st.remint && st.remint.phase === "settle") {
+    refusedInPlace(st);
   } else if (fatal) {
     onFatal(st, payload);
   }
@@ -330,7 +360,7 @@ function onReady(st, ev) {
     finish(st, r);
     if (r.phase === "load") {
       st.lastRenewal = { at: Date.now(), attempt: r.attempt, failures: r.failures, hard: r.hard };
-      emitKit(st, "session-renewed", { reason: r.reason });
+      emitKit(st, "session-renewed", { reason: r.reason, inPlace: false });
     }
     r.waiters.forEach(function (w) { w.resolve(ev); });
   }

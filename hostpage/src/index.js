@@ -22,12 +22,16 @@
 // Importing the module in a browser reads that meta tag; importing it
 // without a DOM (server rendering) touches nothing.
 //
-// Session lifetime: the platform has no message to renew a session in
-// place, and the embedded page trusts its token for about 23 h after the
-// exchange. So the kit reloads a frame through its frame endpoint, which
-// mints on every load: 22 h after the frame's ready
-// (data-embedkit-renew-after="<ms>" overrides), after a fatal error event
-// that a new session can fix, and on reload().
+// Session lifetime: the embedded page trusts its token for about 23 h
+// after the exchange. Where the platform renews sessions in place (it
+// sends cube:event:session-expiring and -expired), the kit mints a new
+// session through its JSON endpoint and posts cube:action:set-session:
+// the frame keeps its document and the settings made through the kit.
+// Where it does not, the kit loads the frame again through its frame
+// endpoint, which mints on every load: 23 h minus 5 min after the frame's
+// load started, the earliest its session can have been exchanged
+// (data-embedkit-renew-after="<ms>" overrides). Also after a fatal error
+// event that a new session can fix, and on reload(). See renewal.js.
 //
 // Sizing: data-embedkit-fit="container" fills the parent, "viewport" the
 // rest of the window; data-embedkit-min-height (default 320) and

@@ -2,7 +2,7 @@
 // observer that find frames.
 
 import { checkSettings, config } from "./settings.js";
-import { checkKitVersion, onMessage, registry, releaseFrame, scan, states } from "./frames.js";
+import { checkKitVersion, loadStarted, onMessage, registry, releaseFrame, scan, states } from "./frames.js";
 import { onOnline, onVisible } from "./renewal.js";
 import { defineElement } from "./element.js";
 import { SIZE_ATTRS, onResize, size } from "./sizing.js";
@@ -17,6 +17,7 @@ function observe() {
     records.forEach(function (rec) {
       if (rec.type === "attributes") {
         if (rec.attributeName === "data-embedkit") rescan = true;
+        else if (rec.attributeName === "src") loadStarted(states.get(rec.target));
         else if (states.has(rec.target)) size(rec.target);
         return;
       }
@@ -43,7 +44,7 @@ function observe() {
     if (rescan) scan();
   }).observe(document.documentElement, {
     childList: true, subtree: true, attributes: true,
-    attributeFilter: ["data-embedkit"].concat(SIZE_ATTRS)
+    attributeFilter: ["data-embedkit", "src"].concat(SIZE_ATTRS)
   });
 }
 

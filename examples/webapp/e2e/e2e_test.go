@@ -46,6 +46,8 @@ func TestDemoInBrowser(t *testing.T) {
 	t.Run("the platform page on a bare host page", func(t *testing.T) { testBarePage(t, s) })
 	t.Run("React component in StrictMode", func(t *testing.T) { testReactStrictMode(t, s, ana) })
 	t.Run("the package's ES module", func(t *testing.T) { testModulePage(t, s, ben) })
+	// Last: it moves the emulator's clock and switches its fixture.
+	t.Run("renewal in place", func(t *testing.T) { testRenewalInPlace(t, s, ana) })
 }
 
 // testSignIn signs u in through the identity provider's form and checks

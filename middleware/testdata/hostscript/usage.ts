@@ -37,7 +37,14 @@ sales.on("session-ended", (e) => {
   console.log(status, reason, type);
   location.assign("/login");
 });
-sales.on("session-renewed", (e) => console.log(e.payload.reason));
+sales.on("session-renewed", (e) => {
+  const inPlace: boolean = e.payload.inPlace;
+  const reason: "expiring" | "expired" | "error" | "reload" = e.payload.reason;
+  console.log(reason, inPlace);
+});
+sales.on("session-expiring", (e) => console.log(e.type === "cube:event:session-expiring"));
+sales.on("session-expired", (e) => console.log(e.type === "cube:event:session-expired"));
+iframe.addEventListener("embedkit:session-expired", (e) => console.log(e.detail.name));
 sales.on("renew-failed", (e) => {
   const retry: number | null = e.payload.retryInMs;
   console.log(e.payload.status, e.payload.message, e.payload.attempt, retry);
@@ -63,7 +70,11 @@ sales.setTimezone("Europe/Berlin");
 sales.setTheme({ primaryColor: "#0b5fff", font: "Inter", borderRadius: 6 });
 sales.setColorScheme("dark");
 sales.navigate("/embed/dashboard/regional-performance");
-sales.refresh();
+sales.refresh().then((loaded) => {
+  const widgets: number | undefined = loaded.payload.widgetCount;
+  const name: "dashboard-loaded" = loaded.name;
+  console.log(widgets, name);
+});
 sales
   .reload()
   .then((ready) => console.log(ready.payload.surface))
@@ -94,7 +105,11 @@ document.addEventListener("embedkit:renew-failed", (e) => console.log(e.detail.p
 window.addEventListener("embedkit:session-ended", (e) => console.log(e.detail.payload.status));
 
 // @ts-expect-error not an event name
-sales.on("session-expiring", () => {});
+sales.on("content-height", () => {});
+// @ts-expect-error the session events name no payload fields
+sales.on("session-expiring", (e) => console.log(e.payload.sessionId));
+// @ts-expect-error refresh resolves with dashboard-loaded, not ready
+sales.refresh().then((e) => console.log(e.payload.embedTenant));
 // @ts-expect-error not a color scheme
 sales.setColorScheme("blue");
 // @ts-expect-error a member is view.member
