@@ -191,6 +191,9 @@ await h.advance(0);`, ""},
 		{"signedOut() without a BroadcastChannel", `delete h.win.BroadcastChannel;`, `h.win.embedkit.signedOut();`, ""},
 		{"a renewal answered 401", ``, `h.respond({status: 401});
 await h.advance(2000);`, "c"},
+		{"a renewal in place answered 401", ``, `h.respond({status: 401});
+h.event(a, "cube:event:session-expiring", {});
+await h.advance(10);`, "a"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
