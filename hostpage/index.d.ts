@@ -138,9 +138,18 @@ export interface SessionRenewedPayload {
   inPlace: boolean;
 }
 
-/** The frame endpoint or the session endpoint said the viewer is signed out. */
+/**
+ * The viewer is signed out. Either this tab's frame or session endpoint
+ * answered 401 (`status`), or the viewer logged out in this tab or another
+ * tab of the same origin (`reason: "logout"`: a form marked
+ * data-embedkit-logout was submitted, or a page called signedOut()); then
+ * the frame's page has been replaced by about:blank.
+ */
 export interface SessionEndedPayload {
-  status: 401;
+  /** Set when an endpoint answered 401 to this tab. */
+  status?: 401;
+  /** Set when a logout in this or another tab ended the frame. */
+  reason?: "logout";
 }
 
 /** One renewal attempt failed. */
@@ -360,6 +369,7 @@ export interface Api extends Actions {
   frames(): Frame[];
   release(frame: Frame | Element | string): boolean;
   debug(on: boolean): void;
+  signedOut(): void;
   readonly version: string;
 }
 
@@ -422,6 +432,20 @@ export function release(frame: Frame | Element | string): boolean;
  * `<embedkit-frame>`) does it for that frame.
  */
 export function debug(on: boolean): void;
+/**
+ * Tells every tab of this origin that the viewer has logged out, for a
+ * page that does not submit a form marked `data-embedkit-logout` (a
+ * single-page app that logs out by fetch). The frames of this tab and of
+ * the others end at once: state `ended`, `session-ended` with
+ * `{reason: "logout"}`, the frame's page replaced by about:blank, no
+ * request or timer left. The message, on a BroadcastChannel named
+ * "embedkit" (and a localStorage fallback), carries no session id or
+ * subject, and never reaches another origin. Call it when logout starts:
+ * if the logout request then fails, the frames stay ended (fail closed)
+ * until the page is reloaded. Works before configure(); does nothing
+ * without a DOM.
+ */
+export function signedOut(): void;
 /** `cube:action:set-locale` to every managed frame, and to frames added later. */
 export function setLocale(locale: string): Promise<void>;
 /** `cube:action:set-timezone` (an optional extra) to every managed frame, and to frames added later. */

@@ -146,6 +146,11 @@
 // ProviderSID is kept under the sid too, in any store that is not
 // RequestScoped.
 //
+// Frames open in the viewer's other tabs are ended by the host script: a
+// logout form marked data-embedkit-logout (or the script's signedOut())
+// tells every tab of the origin over a BroadcastChannel, and each blanks
+// and ends its frames (docs/cross-tab-logout.md).
+//
 // # Security defaults
 //
 // The frame endpoints accept loads from the host's own origin, a trusted

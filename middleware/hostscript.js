@@ -26,6 +26,7 @@
     setLocale: () => setLocale,
     setTheme: () => setTheme,
     setTimezone: () => setTimezone,
+    signedOut: () => signedOut,
     version: () => version
   });
 
@@ -347,6 +348,124 @@
   }
   function header(res, name) {
     return res.headers && typeof res.headers.get === "function" ? res.headers.get(name) : null;
+  }
+
+  // hostpage/src/tabs.js
+  var CHANNEL = "embedkit";
+  var STORAGE_KEY = "embedkit:signed-out";
+  var LOGOUT_ATTR = "data-embedkit-logout";
+  var KIND = "signed-out";
+  var channel = null;
+  var onSignedOut = null;
+  function signedOutMessage(data) {
+    if (!data || typeof data !== "object" || Object.prototype.toString.call(data) !== "[object Object]") return false;
+    var keys = Object.keys(data);
+    if (keys.length !== 2 || keys.indexOf("embedkit") < 0 || keys.indexOf("at") < 0) return false;
+    return data.embedkit === KIND && typeof data.at === "number" && isFinite(data.at) && data.at >= 0 && Math.floor(data.at) === data.at;
+  }
+  function announcement() {
+    return { embedkit: KIND, at: Date.now() };
+  }
+  function announce() {
+    var msg = announcement();
+    try {
+      if (channel) {
+        channel.postMessage(msg);
+      } else if (typeof BroadcastChannel === "function") {
+        var once = new BroadcastChannel(CHANNEL);
+        once.postMessage(msg);
+        once.close();
+      }
+    } catch (e) {
+    }
+    try {
+      var store = window.localStorage;
+      if (store) {
+        store.setItem(STORAGE_KEY, JSON.stringify(msg));
+        store.removeItem(STORAGE_KEY);
+      }
+    } catch (e) {
+    }
+  }
+  function signOutEverywhere() {
+    announce();
+    if (onSignedOut) onSignedOut();
+  }
+  function signedOut() {
+    if (typeof window !== "undefined" && typeof document !== "undefined") signOutEverywhere();
+  }
+  function endSignedOut() {
+    scan().forEach(function(st) {
+      var r = st.remint;
+      clearTimeout(st.renewTimer);
+      clearTimeout(st.firstTimer);
+      st.renewTimer = st.firstTimer = 0;
+      st.renewDue = 0;
+      if (st.probe) {
+        st.probe();
+        st.probe = null;
+      }
+      if (r) {
+        finish(st, r);
+        rejectReloads(r, "session-ended", void 0, "the viewer logged out");
+      }
+      blank(st.el);
+      if (st.state === "ended") return;
+      st.ended = true;
+      setState(st, "ended");
+      emitKit(st, "session-ended", { reason: "logout" });
+      settleFailure(st, frameError("session-ended", void 0, "the viewer logged out"));
+    });
+  }
+  function onChannel(event) {
+    if (signedOutMessage(event && event.data) && onSignedOut) onSignedOut();
+  }
+  function onStorage(event) {
+    if (!event || event.key !== STORAGE_KEY || typeof event.newValue !== "string") return;
+    var data;
+    try {
+      data = JSON.parse(event.newValue);
+    } catch (e) {
+      return;
+    }
+    if (signedOutMessage(data) && onSignedOut) onSignedOut();
+  }
+  function onSubmit(event) {
+    var form = event && event.target;
+    if (!form || form.nodeType !== 1 || form.localName !== "form" || !form.hasAttribute(LOGOUT_ATTR)) return;
+    if (event.defaultPrevented) return;
+    announce();
+    setTimeout(function() {
+      if (onSignedOut) onSignedOut();
+    }, 0);
+  }
+  function renewalSignedOut() {
+    signOutEverywhere();
+  }
+  function blank(el) {
+    var win = el.contentWindow;
+    try {
+      if (win) {
+        win.location.replace("about:blank");
+        return;
+      }
+    } catch (e) {
+    }
+    if (el.getAttribute("src") !== "about:blank") el.setAttribute("src", "about:blank");
+  }
+  function listen() {
+    if (onSignedOut) return;
+    onSignedOut = endSignedOut;
+    if (typeof BroadcastChannel === "function") {
+      try {
+        channel = new BroadcastChannel(CHANNEL);
+        channel.onmessage = onChannel;
+      } catch (e) {
+        channel = null;
+      }
+    }
+    window.addEventListener("storage", onStorage);
+    window.addEventListener("submit", onSubmit);
   }
 
   // hostpage/src/renewal.js
@@ -711,6 +830,7 @@
     rejectReloads(r, "session-ended", 401, "the viewer is signed out");
     setState(st, "ended");
     settleFailure(st, frameError("session-ended", 401, "the viewer is signed out"));
+    renewalSignedOut();
   }
   function onOnline() {
     scan().forEach(runSoon);
@@ -1434,6 +1554,7 @@
     window.addEventListener("resize", onResize);
     document.addEventListener("visibilitychange", onVisible);
     observe();
+    listen();
     if (document.readyState === "loading") {
       document.addEventListener("DOMContentLoaded", function() {
         scan();

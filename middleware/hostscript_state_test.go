@@ -592,7 +592,7 @@ process.stdout.write(JSON.stringify(out));
 	if err := json.Unmarshal(out, &res); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	want := []string{"configure", "configured", "debug", "frame", "frames", "refresh", "release", "setColorScheme", "setFilter", "setLocale", "setTheme", "setTimezone", "version"}
+	want := []string{"configure", "configured", "debug", "frame", "frames", "refresh", "release", "setColorScheme", "setFilter", "setLocale", "setTheme", "setTimezone", "signedOut", "version"}
 	if !slices.Equal(res.Names, want) || res.Window != "undefined" || res.Version != HostScriptVersion {
 		t.Errorf("exports %v (window %s, version %s), want %v and version %s", res.Names, res.Window, res.Version, want, HostScriptVersion)
 	}

@@ -27,6 +27,11 @@ const idlePoll = time.Minute
 //
 //	mux.Handle("POST /logout", kit.Logout(hostLogout))
 //
+// A revoke does not close an embed already open in another tab. Mark the
+// logout form data-embedkit-logout (a single-page app calls the host
+// script's signedOut()) and the host script ends the frames of every tab
+// of the origin when it is submitted (docs/cross-tab-logout.md).
+//
 // When the ids cannot be read (the Store or the Identity is down) or
 // failed revokes cannot be queued, next still runs, and the failure is
 // logged and counted (ReportLogoutIncomplete, LogoutStepEmbeds).

@@ -43,7 +43,8 @@
 // (the actions and their argument rules), endpoints.js (requests to the
 // kit's endpoints), frames.js (frame state and events), renewal.js
 // (session renewal), handle.js (the frame handle), element.js
-// (<embedkit-frame>), sizing.js and page.js (page setup).
+// (<embedkit-frame>), sizing.js and page.js (page setup), tabs.js
+// (cross-tab logout).
 
 import { version } from "./version.js";
 import { config } from "./settings.js";
@@ -54,6 +55,8 @@ import { browser, ensure, fromMeta } from "./page.js";
 
 export { version };
 export { configure } from "./page.js";
+// Cross-tab logout: a single-page app that logs out by fetch calls it.
+export { signedOut } from "./tabs.js";
 
 /**
  * configured returns the settings the page's frames are managed with

@@ -6,6 +6,7 @@ import { checkKitVersion, loadStarted, onMessage, registry, releaseFrame, scan, 
 import { onOnline, onVisible } from "./renewal.js";
 import { defineElement } from "./element.js";
 import { SIZE_ATTRS, onResize, size } from "./sizing.js";
+import { listen as listenForLogout } from "./tabs.js";
 
 let started = false;
 
@@ -58,6 +59,7 @@ function startPage() {
   window.addEventListener("resize", onResize);
   document.addEventListener("visibilitychange", onVisible);
   observe();
+  listenForLogout(); // cross-tab logout (tabs.js)
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", function () { scan(); });
   }

@@ -20,6 +20,7 @@ import { config } from "./settings.js";
 import { REQUEST_TIMEOUT_MS, absolute, classify, headInit, header, timedFetch } from "./endpoints.js";
 import { post } from "./envelope.js";
 import { READY_TIMEOUT_MS, checkKitVersion, connected, emitKit, frameError, freshReady, registry, rejectReloads, scan, setState, settleFailure } from "./frames.js";
+import { renewalSignedOut } from "./tabs.js";
 
 // How long the embedded page trusts its token after the exchange (about
 // 23 h, an hour less than the token's signed 24 h).
@@ -460,6 +461,7 @@ function ended(st) {
   rejectReloads(r, "session-ended", 401, "the viewer is signed out");
   setState(st, "ended");
   settleFailure(st, frameError("session-ended", 401, "the viewer is signed out"));
+  renewalSignedOut(); // every tab is signed out (tabs.js)
 }
 
 export function onOnline() {

@@ -31,9 +31,10 @@ sales.on("error", (e) => {
   if (e.payload.fatal && e.payload.context !== "embed-render") console.log("the kit renews this frame");
 });
 sales.on("session-ended", (e) => {
-  const status: 401 = e.payload.status;
+  const status: 401 | undefined = e.payload.status;
+  const reason: "logout" | undefined = e.payload.reason;
   const type: "embedkit:session-ended" = e.type;
-  console.log(status, type);
+  console.log(status, reason, type);
   location.assign("/login");
 });
 sales.on("session-renewed", (e) => {
@@ -85,6 +86,9 @@ embedkit.setTheme({ primaryColor: "#123456" });
 embedkit.setColorScheme("auto");
 embedkit.setFilter("sales.region", "EMEA");
 embedkit.refresh();
+// A single-page app that logs out by fetch tells every tab.
+const done: void = embedkit.signedOut();
+console.log(done);
 const all: embedkit.Frame[] = embedkit.frames();
 console.log(all.length, iframe.src, window.embedkit === embedkit);
 
