@@ -538,3 +538,51 @@ func TestReportJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyAllowListsSaySo: an empty allow-list (no groups, no
+// attributes sent) reads the same in the report's header, its JSON and
+// its checks, and is never taken for nil (every one sent).
+func TestEmptyAllowListsSaySo(t *testing.T) {
+	p := embedkittest.NewPlatform(t)
+	tests := []struct {
+		name             string
+		allowed          []string
+		header, js, line string
+	}{
+		{"empty", []string{}, "attributes:  none (Policy.Attributes.Allowed is empty)", `"allowedAttributes":[]`, "no attributes are sent"},
+		{"nil", nil, "attributes:  any attribute (Policy.Attributes.Allowed is nil)", `"allowedAttributes":null`, "every attribute of a viewer is sent"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			kc := kitConfig(p)
+			kc.Policy.Attributes.Allowed = tt.allowed
+			rep := run(t, p, doctor.Config{Name: "ledger", Kit: kc})
+			var text bytes.Buffer
+			if err := rep.WriteText(&text); err != nil {
+				t.Fatal(err)
+			}
+			js, err := json.Marshal(rep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(text.String(), tt.header) {
+				t.Errorf("the header lacks %q:\n%s", tt.header, text.String())
+			}
+			if !strings.Contains(string(js), tt.js) {
+				t.Errorf("the JSON lacks %s:\n%s", tt.js, js)
+			}
+			if c, _ := rep.Find("attributes", ""); !strings.Contains(c.Detail, tt.line) {
+				t.Errorf("the attributes check says %q, want %q", c.Detail, tt.line)
+			}
+			// The JSON read back, as embedkit doctor -app reads it, keeps
+			// the difference.
+			var back doctor.Report
+			if err := json.Unmarshal(js, &back); err != nil {
+				t.Fatal(err)
+			}
+			if (back.Config.AllowedAttributes == nil) != (tt.allowed == nil) {
+				t.Errorf("read back, allowedAttributes is %#v, want %#v", back.Config.AllowedAttributes, tt.allowed)
+			}
+		})
+	}
+}
