@@ -496,6 +496,36 @@ func TestHostOrigin(t *testing.T) {
 			t.Errorf("host-origin %+v, want ok", c)
 		}
 	})
+	t.Run("the doctor names a target otherwise", func(t *testing.T) {
+		// The app calls sales-overview "sales"; the doctor's set-up names
+		// it after its public id, as -dashboards sales-overview does.
+		app := hostApp(t, kitConfig(p), page)
+		kc := kitConfig(p)
+		kc.Targets = map[string]middleware.Target{"sales-overview": {Kind: middleware.KindDashboard, PublicID: "sales-overview"}}
+		rep := run(t, p, doctor.Config{Kit: kc, HostURL: app.URL + "/analytics"})
+		c, _ := rep.Find("host-origin", "")
+		if c.Status != doctor.Warning || strings.Contains(c.Detail, "no session endpoint") ||
+			!strings.Contains(c.Detail, `does not know target "sales-overview"`) || !strings.Contains(c.Fix, "name=publicId") {
+			t.Errorf("host-origin %+v, want a warning that the endpoint does not know the target, not that there is no endpoint", c)
+		}
+	})
+	t.Run("no session endpoint", func(t *testing.T) {
+		app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != "/analytics" {
+				http.NotFound(w, r)
+				return
+			}
+			for k, vs := range page {
+				w.Header()[k] = vs
+			}
+			w.Write([]byte(`<iframe src="/embed/frame/sales"></iframe>`))
+		}))
+		t.Cleanup(app.Close)
+		rep := run(t, p, doctor.Config{Kit: kitConfig(p), HostURL: app.URL + "/analytics"})
+		if c, _ := rep.Find("host-origin", ""); c.Status != doctor.Warning || !strings.Contains(c.Detail, "no session endpoint") {
+			t.Errorf("host-origin %+v, want a warning that there is no session endpoint", c)
+		}
+	})
 	t.Run("host not running", func(t *testing.T) {
 		app := hostApp(t, kitConfig(p), page)
 		app.Close()
