@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"log"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -220,6 +221,29 @@ func ExampleSecurityHeaders() {
 	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/", nil))
 	fmt.Fprintln(os.Stdout, w.Header().Get("Content-Security-Policy"))
 	// Output: script-src 'self' https://cdn.example.com; default-src 'self'; frame-src 'self' https://acme.example.com; frame-ancestors 'self'
+}
+
+// A page that sends a policy of its own keeps it: SecurityHeaders merges
+// the kit's frame sources into its frame-src and adds nothing else, so
+// the page's inline script still runs and its frames still load. A page
+// without one that has inline code is named in one warning on
+// HeaderOptions.Logger.
+func ExampleSecurityHeaders_pagePolicy() {
+	page := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Security-Policy", "default-src 'self'; script-src 'self' 'unsafe-inline'")
+		fmt.Fprint(w, `<script>document.title = "Sales"</script>`)
+	})
+	logger := slog.New(slog.NewTextHandler(os.Stdout, &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+		if a.Key == slog.TimeKey {
+			return slog.Attr{}
+		}
+		return a
+	}}))
+	h := middleware.SecurityHeaders("https://acme.example.com", middleware.HeaderOptions{Logger: logger})(page)
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/sales", nil))
+	fmt.Println(w.Header().Get("Content-Security-Policy"))
+	// Output: default-src 'self'; script-src 'self' 'unsafe-inline'; frame-src 'self' https://acme.example.com
 }
 
 // An embed scoped by the host's own route: the host's check decides which
