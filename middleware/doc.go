@@ -60,7 +60,12 @@
 //	<iframe src="{{.Frame}}" data-embedkit data-embedkit-target="sales"></iframe>
 //	<script src="{{.Script}}" defer></script>
 //
-// Every other setting has a safe default and sits in one of four groups of
+// Targets choose what the host offers, not what a viewer may see: a
+// session is for the whole deployment, and the platform's groups and the
+// security context the Policy sends decide what the viewer sees there.
+// The Policy passes the viewer through until its allow-lists are set
+// (Groups.Allowed, Attributes.Allowed: nil sends every one). Every other
+// setting has a safe default and sits in one of four groups of
 // Config: Origins (the host's origin, set in production, and trusted
 // others), Paths (where the endpoints are mounted, where sign-in is),
 // Locales (the supported locales, the default locale and time zone) and
