@@ -115,6 +115,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/embedkit/embedkit/adapters/gorillasession"
+	"github.com/embedkit/embedkit/embedkittest"
 	"github.com/embedkit/embedkit/middleware"
 )
 
@@ -151,6 +152,7 @@ var (
 	t           *testing.T
 	signedIn    func(subject string, r *http.Request) *http.Request
 	myRoutes    func(*middleware.Kit) http.Handler
+	p           *embedkittest.Platform // embedkittest.NewPlatform(t), in a test
 )
 `
 
@@ -164,6 +166,8 @@ var imports = map[string]string{
 	"slog":           "log/slog",
 	"http":           "net/http",
 	"httptest":       "net/http/httptest",
+	"cookiejar":      "net/http/cookiejar",
+	"url":            "net/url",
 	"os":             "os",
 	"time":           "time",
 	"embedkit":       "github.com/embedkit/embedkit/embedkit",
