@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -152,11 +153,10 @@ func (w *headerWriter) WriteHeader(code int) {
 
 func (w *headerWriter) Write(b []byte) (int, error) {
 	if !w.wrote {
-		h := w.ResponseWriter.Header()
-		if w.scan != nil && h.Get("Content-Type") == "" {
-			// net/http sniffs the type of an answer without one from its
-			// first bytes; read it the same way.
-			h.Set("Content-Type", http.DetectContentType(b))
+		if w.scan != nil && w.ResponseWriter.Header().Get("Content-Type") == "" && !isHTML(http.DetectContentType(b)) {
+			// net/http sniffs the type of an answer without one; judge
+			// it the same way, leaving the header to net/http.
+			w.scan = nil
 		}
 		w.fixHeader()
 	}
@@ -165,6 +165,23 @@ func (w *headerWriter) Write(b []byte) (int, error) {
 	}
 	return w.ResponseWriter.Write(b)
 }
+
+// ReadFrom keeps io.Copy's fast path (sendfile for a file) for an answer
+// that is not read for inline code.
+func (w *headerWriter) ReadFrom(src io.Reader) (int64, error) {
+	if w.scan != nil {
+		return io.Copy(writerOnly{w}, src)
+	}
+	w.fixHeader()
+	if rf, ok := w.ResponseWriter.(io.ReaderFrom); ok {
+		return rf.ReadFrom(src)
+	}
+	return io.Copy(writerOnly{w.ResponseWriter}, src)
+}
+
+// writerOnly hides every method of a writer but Write, so that io.Copy
+// does not call ReadFrom again.
+type writerOnly struct{ io.Writer }
 
 // finish sets the headers of an answer the handler wrote nothing of,
 // before net/http sends them.

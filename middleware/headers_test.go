@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 func TestSecurityHeaders(t *testing.T) {
@@ -263,4 +264,39 @@ func FuzzInlineCode(f *testing.F) {
 			t.Errorf("inlineCode(%q) = %q, not a known finding", page, got)
 		}
 	})
+}
+
+// TestSecurityHeadersLeavesTheBodyAlone: a file served through
+// SecurityHeaders (io.Copy into the writer) arrives whole, with the type
+// net/http gives it, whether it is read for inline code or not.
+func TestSecurityHeadersLeavesTheBodyAlone(t *testing.T) {
+	page := strings.Repeat("<p>a line of the page</p>\n", 5000) // beyond the 64 KiB read
+	tests := []struct {
+		name, path, ctype string
+	}{
+		{"HTML, read", "/page.html", "text/html; charset=utf-8"},
+		{"text, not read", "/notes.txt", "text/plain; charset=utf-8"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			files := http.FileServerFS(fstest.MapFS{
+				"page.html": {Data: []byte(page)},
+				"notes.txt": {Data: []byte(page)},
+			})
+			srv := httptest.NewServer(SecurityHeaders("https://acme.example.com", HeaderOptions{Logger: slog.New(slog.DiscardHandler)})(files))
+			defer srv.Close()
+			resp, err := http.Get(srv.URL + tt.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil || string(body) != page {
+				t.Errorf("read %d bytes (%v), want the %d of the file", len(body), err, len(page))
+			}
+			if ct := resp.Header.Get("Content-Type"); ct != tt.ctype {
+				t.Errorf("Content-Type %q, want %q", ct, tt.ctype)
+			}
+		})
+	}
 }
