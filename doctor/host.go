@@ -273,7 +273,7 @@ func (d *run) checkHostOrigin(ctx context.Context, client *http.Client, page *ur
 			return
 		}
 		d.add(Check{ID: "host-origin", Status: Warning,
-			Detail: fmt.Sprintf("no session endpoint at %s (%d) to ask, and Origins.Host is not set", d.kit.SessionPath(), resp.StatusCode),
+			Detail: fmt.Sprintf("no session endpoint at %s (%d, not the kit's JSON answer; an ErrorHandler of the app's could also answer so for target %q) to ask, and Origins.Host is not set", d.kit.SessionPath(), resp.StatusCode, target),
 			Fix:    "set " + d.field("Origins.Host") + " to " + browser + " (the production setting)"})
 	default:
 		d.sameHost(page, "", "")
