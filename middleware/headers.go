@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -254,57 +253,130 @@ func (s *inlineScan) write(b []byte) {
 		slog.String("path", s.r.URL.Path), slog.String("csp", s.csp))
 }
 
-// htmlTag matches an HTML start tag with its attributes.
-var htmlTag = regexp.MustCompile(`(?is)<([a-z][a-z0-9-]*)(\s[^>]*)?>`)
-
-// Attributes that make a tag's content or attributes inline code.
-var (
-	attrSrc     = regexp.MustCompile(`(?i)\ssrc\s*=`)
-	attrType    = regexp.MustCompile(`(?i)\stype\s*=\s*["']?([^"'\s>]*)`)
-	attrStyle   = regexp.MustCompile(`(?i)\sstyle\s*=`)
-	attrHandler = regexp.MustCompile(`(?i)\son[a-z]+\s*=`)
-	attrJSURL   = regexp.MustCompile(`(?i)\s(?:href|action|formaction)\s*=\s*["']?\s*javascript:`)
-)
-
 // inlineCode names the first inline script or style of an HTML page that
 // a policy without 'unsafe-inline' (such as the kit's default-src 'self')
 // blocks: "inline script (<script> without src)", "an inline event
-// handler (onclick=...)", "a javascript: URL", "inline style (<style>)"
-// or "inline style (a style attribute)"; "" when it finds none. It reads
-// tags, not a parsed document, so text that looks like a tag counts too:
-// it is meant for a warning, not a verdict.
+// handler (on...=)", "a javascript: URL", "inline style (<style>)" or
+// "inline style (a style attribute)"; "" when it finds none. It reads
+// start tags and their attributes, not a parsed document, so text that
+// looks like a tag counts too: it is meant for a warning, not a verdict.
+// It runs on every HTML answer until the warning is given, so it is a
+// single pass without regular expressions.
 func inlineCode(page []byte) string {
-	for _, m := range htmlTag.FindAllSubmatchIndex(page, -1) {
-		name := strings.ToLower(string(page[m[2]:m[3]]))
-		var attrs []byte
-		if m[4] >= 0 {
-			attrs = page[m[4]:m[5]]
+	for i := 0; i < len(page); i++ {
+		j := bytes.IndexByte(page[i:], '<')
+		if j < 0 {
+			return ""
 		}
+		i += j + 1
+		if i >= len(page) || !isLetter(page[i]) {
+			continue
+		}
+		n := i
+		for n < len(page) && (isLetter(page[n]) || isDigit(page[n]) || page[n] == '-') {
+			n++
+		}
+		name := page[i:n]
+		var t tagAttrs
+		i = t.read(page, n)
 		switch {
-		case name == "script" && !attrSrc.Match(attrs) && executable(attrs):
+		case bytes.EqualFold(name, []byte("script")) && !t.src && executable(t.typ):
 			return "inline script (<script> without src)"
-		case name == "style":
+		case bytes.EqualFold(name, []byte("style")):
 			return "inline style (<style>)"
-		case attrHandler.Match(attrs):
+		case t.handler:
 			return "an inline event handler (on...=)"
-		case attrJSURL.Match(attrs):
+		case t.jsURL:
 			return "a javascript: URL"
-		case attrStyle.Match(attrs):
+		case t.style:
 			return "inline style (a style attribute)"
 		}
 	}
 	return ""
 }
 
+// tagAttrs is what inlineCode needs of a start tag's attributes.
+type tagAttrs struct {
+	src, style, handler, jsURL bool
+	typ                        []byte // the type attribute's value, nil without one
+}
+
+// read reads the attributes of the tag whose name ends at page[i], up
+// to its '>', and returns the index of that '>' (or the end of page).
+func (t *tagAttrs) read(page []byte, i int) int {
+	for i < len(page) && page[i] != '>' {
+		c := page[i]
+		if isSpace(c) || c == '/' {
+			i++
+			continue
+		}
+		// An attribute name, then an optional value.
+		n := i
+		for i < len(page) && !isSpace(page[i]) && page[i] != '=' && page[i] != '>' && page[i] != '/' {
+			i++
+		}
+		name := page[n:i]
+		for i < len(page) && isSpace(page[i]) {
+			i++
+		}
+		var value []byte
+		hasValue := i < len(page) && page[i] == '='
+		if hasValue {
+			i++
+			for i < len(page) && isSpace(page[i]) {
+				i++
+			}
+			if i < len(page) && (page[i] == '"' || page[i] == '\'') {
+				q := page[i]
+				i++
+				v := i
+				for i < len(page) && page[i] != q {
+					i++
+				}
+				value = page[v:i]
+				if i < len(page) {
+					i++
+				}
+			} else {
+				v := i
+				for i < len(page) && !isSpace(page[i]) && page[i] != '>' {
+					i++
+				}
+				value = page[v:i]
+			}
+		}
+		switch {
+		case bytes.EqualFold(name, []byte("src")):
+			t.src = true
+		case bytes.EqualFold(name, []byte("type")):
+			t.typ = value
+			if t.typ == nil {
+				t.typ = []byte{}
+			}
+		case bytes.EqualFold(name, []byte("style")):
+			t.style = t.style || hasValue
+		case len(name) > 2 && (name[0]|0x20) == 'o' && (name[1]|0x20) == 'n' && hasValue:
+			t.handler = true
+		case bytes.EqualFold(name, []byte("href")) || bytes.EqualFold(name, []byte("action")) || bytes.EqualFold(name, []byte("formaction")):
+			v := bytes.TrimLeft(value, " \t\n\r\f")
+			t.jsURL = t.jsURL || (len(v) >= 11 && bytes.EqualFold(v[:11], []byte("javascript:")))
+		}
+	}
+	return i
+}
+
+func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
+func isSpace(c byte) bool  { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' }
+
 // executable reports whether a <script> tag's type makes it run: no type,
 // a JavaScript MIME type or module, not a data block (application/json,
 // application/ld+json, text/template, ...), which no policy blocks.
-func executable(attrs []byte) bool {
-	m := attrType.FindSubmatch(attrs)
-	if m == nil {
+func executable(typ []byte) bool {
+	if typ == nil {
 		return true
 	}
-	t := strings.ToLower(string(m[1]))
+	t := strings.ToLower(strings.TrimSpace(string(typ)))
 	return t == "" || t == "module" || strings.Contains(t, "javascript") || strings.Contains(t, "ecmascript")
 }
 

@@ -236,6 +236,11 @@ func TestInlineCode(t *testing.T) {
 		{"javascript URL", `<a href="javascript:x()">go</a>`, "a javascript: URL"},
 		{"text that mentions style", `<p>style="x" and onclick= in prose</p>`, ""},
 		{"none", `<!doctype html><link rel="stylesheet" href="/a.css"><p class="x">hi</p>`, ""},
+		{"'>' in a quoted value", `<a title="a>b" ONCLICK='x()'>go</a>`, "an inline event handler (on...=)"},
+		{"another tag named script-like", `<scripts>x</scripts><noscript>no</noscript>`, ""},
+		{"a word that starts with on", `<input once onward>`, ""},
+		{"unquoted javascript URL", `<form action=JavaScript:x()>`, "a javascript: URL"},
+		{"cut tag at the end", `<p class="x" sty`, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
