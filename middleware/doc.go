@@ -61,7 +61,12 @@
 //	<iframe src="{{.Frame}}" data-embedkit data-embedkit-target="sales"></iframe>
 //	<script src="{{.Script}}" defer></script>
 //
-// Every other setting has a safe default and sits in one of four groups of
+// Targets choose what the host offers, not what a viewer may see: a
+// session is for the whole deployment, and the platform's groups and the
+// security context the Policy sends decide what the viewer sees there.
+// The Policy passes the viewer through until its allow-lists are set
+// (Groups.Allowed, Attributes.Allowed: nil sends every one). Every other
+// setting has a safe default and sits in one of four groups of
 // Config: Origins (the host's origin, set in production, and trusted
 // others), Paths (where the endpoints are mounted, where sign-in is),
 // Locales (the supported locales, the default locale and time zone) and
@@ -161,7 +166,10 @@
 // same-origin (or trusted) POSTs (http.CrossOriginProtection). A viewer who
 // is not signed in gets 401, or a login redirect on a top-level
 // navigation.
-// SecurityHeaders limits frame-src to the platform origin. Logs (log/slog)
+// SecurityHeaders limits frame-src to the platform origin; a page that
+// sends a policy of its own keeps it, with the kit's frame-src merged in,
+// and a page with inline code under the kit's default-src 'self' gets one
+// warning naming HeaderOptions.BaseCSP. Logs (log/slog)
 // and metrics record each mint and revoke with latency and outcome, and
 // show API keys, tokens, session ids and host session keys only as
 // embedkit.Redact hashes; a viewer appears as a keyed hash
