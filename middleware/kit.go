@@ -246,7 +246,9 @@ type Kit struct {
 	platformOrigin string
 	embedBase      string // the platform URL of "/embed/", escaped, for iframeURL
 	targets        map[string]Target
-	byPath         map[string]string // canonical frame ref -> target name
+	byPath         map[string]string     // canonical frame ref -> target name
+	hostTargets    map[string]HostTarget // the targets whose frames may move in place
+	grantKey       []byte                // the key of their grant and pinned tags (per process)
 
 	locales localeSet // Config.Locales.Supported, parsed
 
@@ -339,6 +341,9 @@ func New(cfg Config) (*Kit, error) {
 	}
 	k.cfg = cfg
 	if err := k.setTargets(cfg.Targets); err != nil {
+		return nil, err
+	}
+	if err := k.setHostTargets(); err != nil {
 		return nil, err
 	}
 
