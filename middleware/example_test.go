@@ -11,8 +11,8 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"slices"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/embedkit/embedkit/adapters/memstore"
