@@ -68,10 +68,12 @@ func tag(key []byte, domain string, v any) (string, error) {
 
 // navigable reports whether the frame of t may move to another target, or
 // another to it, in place: a dashboard, not RouteScoped, without a
-// security context of its own, under a Policy whose Customize hook cannot
-// make the request depend on the target.
+// security context of its own, under a Policy whose Customize hook, if
+// any, is declared not to read the target (Policy.CustomizeIgnoresTarget).
 func (k *Kit) navigable(t Target) bool {
-	return t.Kind == KindDashboard && !t.RouteScoped && len(t.SecurityContext) == 0 && k.cfg.Policy.Customize == nil
+	p := &k.cfg.Policy
+	return t.Kind == KindDashboard && !t.RouteScoped && len(t.SecurityContext) == 0 &&
+		(p.Customize == nil || p.CustomizeIgnoresTarget)
 }
 
 // hostTarget returns what the host script gets to know of t, or false for

@@ -101,6 +101,10 @@ func TestHostTargetNeverShared(t *testing.T) {
 		{"policy with Customize", Target{Kind: KindDashboard, PublicID: "custom"}, func(c *Config) {
 			c.Policy.Customize = func(*http.Request, *Viewer, Target, *embedkit.GenerateSessionRequest) error { return nil }
 		}},
+		{"policy with Customize, CustomizeIgnoresTarget on a route-scoped target", Target{Kind: KindDashboard, PublicID: "custom", RouteScoped: true}, func(c *Config) {
+			c.Policy.Customize = func(*http.Request, *Viewer, Target, *embedkit.GenerateSessionRequest) error { return nil }
+			c.Policy.CustomizeIgnoresTarget = true
+		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -114,6 +118,20 @@ func TestHostTargetNeverShared(t *testing.T) {
 				t.Errorf("HostSettings.Targets = %v, want none listed", got)
 			}
 		})
+	}
+}
+
+// TestHostTargetCustomizeIgnoresTarget: a Policy whose Customize is
+// declared not to read the target lists its plain dashboards.
+func TestHostTargetCustomizeIgnoresTarget(t *testing.T) {
+	tk := newTestKit(t, func(c *Config) {
+		c.Policy.Customize = func(*http.Request, *Viewer, Target, *embedkit.GenerateSessionRequest) error { return nil }
+		c.Policy.CustomizeIgnoresTarget = true
+		c.Targets = map[string]Target{"a": {Kind: KindDashboard, PublicID: "a"}, "b": {Kind: KindDashboard, PublicID: "b"}}
+	})
+	ts := tk.HostSettings().Targets
+	if ts["a"].Grant == "" || ts["a"].Grant != ts["b"].Grant {
+		t.Errorf("Targets %v, want a and b listed with one grant", ts)
 	}
 }
 
