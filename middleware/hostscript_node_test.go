@@ -115,13 +115,8 @@ func (r *hostRun) result(t *testing.T, v any) {
 	}
 }
 
-// servedHostScript writes the script as the test kit serves it to a file.
-func servedHostScript(t *testing.T) string {
-	t.Helper()
-	return servedHostScriptOf(t, nil)
-}
-
-// servedHostScriptOf is servedHostScript for a test kit changed by mod.
+// servedHostScriptOf writes the script as a test kit changed by mod (nil:
+// the default one) serves it to a file.
 func servedHostScriptOf(t *testing.T, mod func(*Config)) string {
 	t.Helper()
 	tk := newTestKit(t, mod)

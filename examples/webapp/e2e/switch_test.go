@@ -253,7 +253,7 @@ func TestSwitchTargetsInBrowser(t *testing.T) {
 	}
 
 	// <embedkit-frame target>: in place between plain dashboards.
-	got = hostString(t, tab, "an <embedkit-frame>", `(async () => {
+	hostString(t, tab, "an <embedkit-frame>", `(async () => {
 		document.querySelector("iframe[data-embedkit]").remove();
 		const el = document.createElement("embedkit-frame");
 		el.setAttribute("target", "sales");
