@@ -108,7 +108,9 @@ func renderHostScript(s HostSettings) *staticFile {
 // own (session-renewed, session-ended, renew-failed); setLocale,
 // setTimezone, setTheme, setColorScheme, setFilter(member, value),
 // navigate(path) and refresh() send the documented actions to that frame;
-// reload() mints it again. Every event also fires as a DOM CustomEvent
+// reload() mints it again; show(target) switches it to another target, in
+// place (cube:action:navigate, no new session) when HostSettings.Targets
+// say both mint alike, else as a new frame. Every event also fires as a DOM CustomEvent
 // "embedkit:<name>" on the iframe. Page-wide setLocale, setTimezone,
 // setTheme, setColorScheme, setFilter and refresh reach every frame.
 // Settings made through the script are sent again whenever a frame

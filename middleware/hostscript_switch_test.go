@@ -134,7 +134,7 @@ return {queued, early, target: a.getAttribute("data-embedkit-target"), handleTar
 	null := `{"value":null}`
 	want := []string{filterParam("sales.product", `{"value":"widgets"}`), // set before the move
 		filterParam("sales.product", null), filterParam("sales.region", null), // cleared
-		filterParam("ops.team", `{"value":"core"}`),   // the new target's preset
+		filterParam("ops.team", `{"value":"core"}`),    // the new target's preset
 		filterParam("ops.region", `{"value":"north"}`)} // the host's, after
 	if got := r.setFilters("a"); !slices.Equal(got, want) {
 		t.Errorf("set-filter parameters\n%q\nwant\n%q", got, want)
