@@ -900,6 +900,12 @@
   function clearParameter(member) {
     return "f_" + encodeURIComponent(member) + "=" + encodeURIComponent(JSON.stringify({ value: null }));
   }
+  function publicIdOf(target) {
+    var t = config.targets[target];
+    if (t) return t.path.slice(t.path.lastIndexOf("/") + 1);
+    var m = /^dashboard\/([^/]+)$/.exec(target);
+    return m ? m[1] : null;
+  }
   function inPlace(st, from, to) {
     var a = from ? config.targets[from] : null;
     var b = config.targets[to];
@@ -915,9 +921,14 @@
       return d.promise;
     }
     var from = st.el.getAttribute("data-embedkit-target");
+    if (st.move && st.move.to === target) return st.move.d.promise;
     if (st.move) supersede(st);
     if (from === target && st.state === "ready") {
       d.resolve(st.loaded);
+      return d.promise;
+    }
+    if (from === target && (st.state === "loading" || st.state === "renewing")) {
+      st.waits.push({ kind: "show", publicId: publicIdOf(target), d });
       return d.promise;
     }
     if (inPlace(st, from, target)) {
@@ -957,7 +968,7 @@
     var m = st.move = {
       to,
       path: info.path,
-      publicId: info.path.slice(info.path.lastIndexOf("/") + 1),
+      publicId: publicIdOf(to),
       d,
       moved: false,
       clear,
@@ -1063,7 +1074,12 @@
     st.moveSrc = null;
     setState(st, "loading");
     freshReady(st);
-    st.waits.push({ kind: "show", d });
+    st.waits = st.waits.filter(function(w) {
+      if (w.kind !== "show") return true;
+      w.d.reject(frameError("superseded", void 0, "the frame was switched to another target before it showed the last"));
+      return false;
+    });
+    st.waits.push({ kind: "show", publicId: publicIdOf(to), d });
     setAttr(st.el, "data-embedkit-target", to);
     st.exchangeFloor = Date.now();
     st.el.setAttribute("src", config.framePrefix + to);
@@ -1409,7 +1425,7 @@
   function settleWaits(st, name, payload, ev) {
     if (!st.waits.length) return;
     st.waits = st.waits.filter(function(w) {
-      var done = (w.kind === "refresh" || w.kind === "show") && name === "dashboard-loaded" || w.kind === "navigate" && (name === "view" || name === "navigate") && typeof payload.path === "string" && samePath(payload.path, w.path);
+      var done = w.kind === "refresh" && name === "dashboard-loaded" || w.kind === "show" && name === "dashboard-loaded" && (!w.publicId || typeof payload.publicId !== "string" || payload.publicId === w.publicId) || w.kind === "navigate" && (name === "view" || name === "navigate") && typeof payload.path === "string" && samePath(payload.path, w.path);
       if (done) w.d.resolve(ev);
       return !done;
     });

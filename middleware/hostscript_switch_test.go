@@ -163,16 +163,20 @@ return {queued, early, target: a.getAttribute("data-embedkit-target"), handleTar
 // resolves on its dashboard-loaded.
 func TestHostScriptShowNewFrame(t *testing.T) {
 	t.Parallel()
+	// shown: the publicId show() resolves with, after a late
+	// dashboard-loaded of the old document and then the new one's; a
+	// target the settings do not list has no known publicId, so the
+	// first resolves it.
 	for _, tc := range []struct {
-		name, setup, to string
+		name, setup, to, id, shown string
 	}{
-		{"another grant (theme)", "", "themed"},
-		{"other chrome", "", "bare"},
-		{"a time grain preset", "", "grains"},
-		{"route scoped", "", "scoped"},
-		{"own security context", "", "own"},
-		{"an unlisted dashboard", "", "dashboard/elsewhere"},
-		{"from an unlisted target", `a.setAttribute("data-embedkit-target", "dashboard/elsewhere");`, "ops"},
+		{"another grant (theme)", "", "themed", "themed", "themed"},
+		{"other chrome", "", "bare", "bare", "bare"},
+		{"a time grain preset", "", "grains", "grains", "grains"},
+		{"route scoped", "", "scoped", "scoped", "sales-overview"},
+		{"own security context", "", "own", "own", "sales-overview"},
+		{"an unlisted dashboard", "", "dashboard/elsewhere", "elsewhere", "elsewhere"},
+		{"from an unlisted target", `a.setAttribute("data-embedkit-target", "dashboard/elsewhere");`, "ops", "ops", "ops"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -185,8 +189,9 @@ const state = fa.state;
 const srcs = h.log.slice(before).filter((e) => e.kind === "src").map((e) => e.value);
 const navs = h.log.slice(before).filter((e) => e.kind === "post" && e.msg.type === "cube:action:navigate").length;
 const mark = h.log.length;
+h.event(a, "cube:event:dashboard-loaded", {publicId: "sales-overview"});
 h.ready(a);
-h.event(a, "cube:event:dashboard-loaded", {publicId: "x"});
+h.event(a, "cube:event:dashboard-loaded", {publicId: `+js(tc.id)+`});
 await h.flush();
 const after = h.log.slice(mark).filter((e) => e.kind === "post").map((e) => e.msg.type + " " + JSON.stringify(e.msg.payload));
 return {state, srcs, navs, after};
@@ -209,10 +214,48 @@ return {state, srcs, navs, after};
 			if !slices.ContainsFunc(res.After, func(p string) bool { return strings.HasPrefix(p, "cube:action:set-locale") }) {
 				t.Errorf("after ready %q, want the locale sent again", res.After)
 			}
-			if !slices.Equal(r.shown(), []string{"x"}) {
-				t.Errorf("shown %q, want the new frame's dashboard-loaded", r.shown())
+			if !slices.Equal(r.shown(), []string{tc.shown}) {
+				t.Errorf("shown %q, want %q", r.shown(), tc.shown)
 			}
 		})
+	}
+}
+
+// TestHostScriptShowJoins: the same target again joins the switch under
+// way: one navigate (in place) or one load (new frame), both promises
+// resolved; another target supersedes it.
+func TestHostScriptShowJoins(t *testing.T) {
+	t.Parallel()
+	r := runHostOf(t, switchTargets, switchPrelude+`
+showing(fa.show("ops"));
+showing(fa.show("ops"));
+moveTo(a, "ops");
+h.event(a, "cube:event:dashboard-loaded", {publicId: "ops"});
+await h.flush();
+showing(fa.show("themed"));
+showing(fa.show("themed"));
+h.ready(a);
+h.event(a, "cube:event:dashboard-loaded", {publicId: "themed"});
+await h.flush();
+showing(fa.show("plain"));
+showing(fa.show("sales"));
+return null;
+`)
+	var navs []any
+	for _, p := range r.posts("a") {
+		if p.Msg.Type == "cube:action:navigate" {
+			navs = append(navs, p.Msg.Payload.(map[string]any)["path"])
+		}
+	}
+	var srcs []string
+	for _, s := range r.of("src") {
+		srcs = append(srcs, s.Value)
+	}
+	if !slices.Equal(navs, []any{"/embed/dashboard/ops"}) || !slices.Equal(srcs, []string{"/embed/frame/sales", "/embed/frame/themed", "/embed/frame/plain", "/embed/frame/sales"}) {
+		t.Errorf("navigate %v, src %q", navs, srcs)
+	}
+	if want := []string{"ops", "ops", "themed", "themed", "rejected:superseded"}; !slices.Equal(r.shown(), want) {
+		t.Errorf("shown %q, want %q", r.shown(), want)
 	}
 }
 

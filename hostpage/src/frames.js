@@ -267,7 +267,11 @@ function flush(st) {
 function settleWaits(st, name, payload, ev) {
   if (!st.waits.length) return;
   st.waits = st.waits.filter(function (w) {
-    var done = ((w.kind === "refresh" || w.kind === "show") && name === "dashboard-loaded") ||
+    // A switch's new frame: its dashboard's dashboard-loaded (a late one
+    // of the old document names another dashboard).
+    var done = (w.kind === "refresh" && name === "dashboard-loaded") ||
+      (w.kind === "show" && name === "dashboard-loaded" &&
+        (!w.publicId || typeof payload.publicId !== "string" || payload.publicId === w.publicId)) ||
       (w.kind === "navigate" && (name === "view" || name === "navigate") && typeof payload.path === "string" &&
         samePath(payload.path, w.path));
     if (done) w.d.resolve(ev);

@@ -51,6 +51,15 @@ function clearParameter(member) {
   return "f_" + encodeURIComponent(member) + "=" + encodeURIComponent(JSON.stringify({ value: null }));
 }
 
+// publicIdOf is the public id of the dashboard target shows, when known:
+// from the kit's settings, or the frame path dashboard/{publicId}.
+function publicIdOf(target) {
+  var t = config.targets[target];
+  if (t) return t.path.slice(t.path.lastIndexOf("/") + 1);
+  var m = /^dashboard\/([^/]+)$/.exec(target);
+  return m ? m[1] : null;
+}
+
 // inPlace reports whether st's frame may move from target from to target
 // to without a new session or page load.
 export function inPlace(st, from, to) {
@@ -72,9 +81,15 @@ export function show(st, target) {
     return d.promise;
   }
   var from = st.el.getAttribute("data-embedkit-target");
+  // The same target again joins the switch under way.
+  if (st.move && st.move.to === target) return st.move.d.promise;
   if (st.move) supersede(st);
   if (from === target && st.state === "ready") {
     d.resolve(st.loaded);
+    return d.promise;
+  }
+  if (from === target && (st.state === "loading" || st.state === "renewing")) {
+    st.waits.push({ kind: "show", publicId: publicIdOf(target), d: d });
     return d.promise;
   }
   if (inPlace(st, from, target)) {
@@ -122,7 +137,7 @@ function moveInPlace(st, to, d) {
   var info = config.targets[to];
   var clear = hostFilterMembers(st).concat(presetsShown(st));
   var m = st.move = {
-    to: to, path: info.path, publicId: info.path.slice(info.path.lastIndexOf("/") + 1), d: d,
+    to: to, path: info.path, publicId: publicIdOf(to), d: d,
     moved: false, clear: clear, queue: st.moveQueue || [], timer: 0
   };
   st.moveQueue = null;
@@ -239,7 +254,13 @@ function newFrame(st, to, d, filtersDropped) {
   st.moveSrc = null;
   setState(st, "loading");
   freshReady(st);
-  st.waits.push({ kind: "show", d: d });
+  // A switch whose new frame had not loaded yet is superseded.
+  st.waits = st.waits.filter(function (w) {
+    if (w.kind !== "show") return true;
+    w.d.reject(frameError("superseded", undefined, "the frame was switched to another target before it showed the last"));
+    return false;
+  });
+  st.waits.push({ kind: "show", publicId: publicIdOf(to), d: d });
   setAttr(st.el, "data-embedkit-target", to);
   st.exchangeFloor = Date.now();
   st.el.setAttribute("src", config.framePrefix + to);
