@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"time"
 
 	"github.com/alexedwards/scs/v2"
 
@@ -61,8 +60,6 @@ type Identity struct {
 	// refuses to sign in over an earlier login (ErrNoRevoker), and Clear
 	// leaves the revoke to Kit.Logout, which runs before it.
 	Revoker Revoker
-	// Now is the clock of Viewer's Issued time (default time.Now).
-	Now func() time.Time
 	// Logger receives a logout Clear could not complete (no session key,
 	// no token: only the step and the error). Nil means slog.Default().
 	Logger *slog.Logger
@@ -83,13 +80,6 @@ func New(sm *scs.SessionManager) *Identity {
 		panic("scssession: New needs an *scs.SessionManager")
 	}
 	return &Identity{sm: sm}
-}
-
-func (id *Identity) now() time.Time {
-	if id.Now != nil {
-		return id.Now()
-	}
-	return time.Now()
 }
 
 func (id *Identity) logger() *slog.Logger {
@@ -155,7 +145,7 @@ func (id *Identity) Save(w http.ResponseWriter, r *http.Request, v *middleware.V
 	} else if key == id.sm.Token(ctx) {
 		return errors.New("scssession: Save: Viewer.SessionKey is the scs session token; leave it empty for a random key of the login's own")
 	}
-	raw, err := encodeViewer(v, key, id.now())
+	raw, err := encodeViewer(v, key)
 	if err != nil {
 		return err
 	}

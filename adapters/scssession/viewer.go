@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"time"
 
 	"github.com/embedkit/embedkit/middleware"
 )
@@ -18,7 +17,6 @@ type storedViewer struct {
 	Subject     string                `json:"s"`
 	SessionKey  string                `json:"k"`
 	ProviderSID string                `json:"d,omitempty"`
-	Issued      int64                 `json:"i"` // unix milliseconds of Save
 	Email       string                `json:"e,omitempty"`
 	DisplayName string                `json:"n,omitempty"`
 	Picture     string                `json:"p,omitempty"`
@@ -40,12 +38,11 @@ type storedAttr struct {
 	NA *[]float64 `json:"na,omitempty"`
 }
 
-// encodeViewer returns the JSON text of v under key, issued at issued,
-// checking that its attribute values have one of the types the Viewer
+// encodeViewer returns the JSON text of v under key, checking that its attribute values have one of the types the Viewer
 // allows.
-func encodeViewer(v *middleware.Viewer, key string, issued time.Time) (string, error) {
+func encodeViewer(v *middleware.Viewer, key string) (string, error) {
 	s := storedViewer{
-		Subject: v.Subject, SessionKey: key, ProviderSID: v.ProviderSID, Issued: issued.UnixMilli(),
+		Subject: v.Subject, SessionKey: key, ProviderSID: v.ProviderSID,
 		Email: v.Email, DisplayName: v.DisplayName, Picture: v.Picture,
 		Tenant: v.Tenant, CreatorMode: v.CreatorMode, Locale: v.Locale, TimeZone: v.TimeZone,
 	}
