@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/alexedwards/scs/v2"
@@ -272,4 +273,39 @@ func TestBackChannelLogoutWithoutIteration(t *testing.T) {
 		t.Errorf("RevokeSubject on a store without All: %v, want ErrNotIterable", err)
 	}
 	embedkittest.AssertRevoked(t, a.p, "ana")
+}
+
+// failingDelete is a store whose Delete fails while fail is set, as a
+// store that is partly down.
+type failingDelete struct {
+	scs.Store
+	fail *atomic.Bool
+}
+
+func (f failingDelete) Delete(token string) error {
+	if f.fail.Load() {
+		return errors.New("store: delete refused")
+	}
+	return f.Store.Delete(token)
+}
+
+// TestClearWhenTheStoreCannotDelete: logout while the store cannot delete
+// the session still signs the browser out (the session is written back
+// without the viewer), and Clear reports the failure.
+func TestClearWhenTheStoreCannotDelete(t *testing.T) {
+	var fail atomic.Bool
+	a := newApp(t, failingDelete{memstore.New(), &fail}, inside)
+	c := a.browser()
+	a.signIn(c, "ana", "")
+	if code := a.load(c); code != http.StatusOK {
+		t.Fatalf("page: %d", code)
+	}
+	fail.Store(true)
+	if code, body := a.send(c, http.MethodPost, "/logout", nil); code != http.StatusInternalServerError || !strings.Contains(body, "delete refused") {
+		t.Errorf("logout while the store cannot delete: %d %q; want Clear's error", code, body)
+	}
+	embedkittest.AssertRevoked(t, a.p, "ana")
+	if code := a.load(c); code == http.StatusOK {
+		t.Error("the browser still loads a page after a logout whose delete failed")
+	}
 }
