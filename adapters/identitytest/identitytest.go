@@ -182,13 +182,21 @@ func Run(t *testing.T, newHarness func(t *testing.T) Harness) {
 		const n = 8
 		var wg sync.WaitGroup
 		keys := make([]string, n)
-		for i := range n {
+		browsers := make([]*browser, n)
+		for i := range browsers {
+			browsers[i] = a.browser()
+		}
+		// Each goroutine reports with t.Errorf only: t.Fatal must not be
+		// called outside the test's own goroutine.
+		for i, b := range browsers {
 			wg.Go(func() {
-				b := a.browser()
 				name := "user-" + strconv.Itoa(i)
-				b.signInAs(middleware.Viewer{Subject: name})
+				if code, err := a.try(b.c, http.MethodPost, "/login", url.Values{"subject": {name}}, nil); err != nil || code != http.StatusSeeOther {
+					t.Errorf("sign-in of %s: status %d, %v; want 303", name, code, err)
+					return
+				}
 				for range 5 {
-					v, err := b.whoami()
+					v, err := a.tryWhoami(b.c)
 					if err != nil || v.Subject != name {
 						t.Errorf("browser %d reads %+v, %v; want %s", i, v, err, name)
 						return
@@ -313,19 +321,37 @@ func (a *app) browser() *browser {
 // added, form in its query string.
 func (a *app) do(c *http.Client, method, path string, form url.Values, cookies []*http.Cookie) *http.Response {
 	a.t.Helper()
-	req, err := http.NewRequest(method, a.srv.URL+path+"?"+form.Encode(), nil)
+	resp, err := a.send(c, method, path, form, cookies)
 	if err != nil {
 		a.t.Fatal(err)
+	}
+	return resp
+}
+
+// send is do, returning the error, for any goroutine.
+func (a *app) send(c *http.Client, method, path string, form url.Values, cookies []*http.Cookie) (*http.Response, error) {
+	req, err := http.NewRequest(method, a.srv.URL+path+"?"+form.Encode(), nil)
+	if err != nil {
+		return nil, err
 	}
 	for _, ck := range cookies {
 		req.AddCookie(ck)
 	}
 	resp, err := c.Do(req)
 	if err != nil {
-		a.t.Fatal(err)
+		return nil, err
 	}
 	_ = resp.Body.Close()
-	return resp
+	return resp, nil
+}
+
+// try is send's status code.
+func (a *app) try(c *http.Client, method, path string, form url.Values, cookies []*http.Cookie) (int, error) {
+	resp, err := a.send(c, method, path, form, cookies)
+	if err != nil {
+		return 0, err
+	}
+	return resp.StatusCode, nil
 }
 
 func (b *browser) signIn(name string) { b.signInAs(middleware.Viewer{Subject: name}) }
@@ -370,19 +396,36 @@ func (b *browser) mustViewer() *middleware.Viewer {
 	return v
 }
 
-// whoami asks the Identity who a request with c's cookies (or cookies) is.
+// whoami asks the Identity who a request with c's cookies (and cookies)
+// is, and fails the test when it cannot ask.
 func (a *app) whoami(c *http.Client, cookies []*http.Cookie) (*middleware.Viewer, error) {
 	a.t.Helper()
+	v, err := a.ask(c, cookies)
+	if errors.Is(err, errNotAsked) {
+		a.t.Fatal(err)
+	}
+	return v, err
+}
+
+// tryWhoami is whoami for any goroutine: a failure to ask is its error.
+func (a *app) tryWhoami(c *http.Client) (*middleware.Viewer, error) { return a.ask(c, nil) }
+
+// errNotAsked is ask's error when the request did not reach the Identity.
+var errNotAsked = errors.New("identitytest: the Identity was not asked (the request failed, or the Harness's Mount answered /whoami itself)")
+
+func (a *app) ask(c *http.Client, cookies []*http.Cookie) (*middleware.Viewer, error) {
 	a.mu.Lock()
 	a.next++
 	id := strconv.Itoa(a.next)
 	a.mu.Unlock()
-	a.do(c, http.MethodGet, "/whoami", url.Values{"probe": {id}}, cookies)
+	if _, err := a.send(c, http.MethodGet, "/whoami", url.Values{"probe": {id}}, cookies); err != nil {
+		return nil, fmt.Errorf("%w: %w", errNotAsked, err)
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	p, ok := a.probes[id]
 	if !ok {
-		a.t.Fatalf("the Identity was not asked (the Harness's Mount answered /whoami itself)")
+		return nil, errNotAsked
 	}
 	delete(a.probes, id)
 	return p.v, p.err

@@ -58,7 +58,9 @@ type Identity struct {
 	// once the Kit is built (the Kit's Config takes the Identity, so the
 	// two are joined after): identity.Revoker = kit. Without it Save
 	// refuses to sign in over an earlier login (ErrNoRevoker), and Clear
-	// leaves the revoke to Kit.Logout, which runs before it.
+	// leaves the revoke to Kit.Logout, which runs before it. The Kit's
+	// Store must be a server-side one (memstore, redisstore):
+	// Kit.RevokeSessionKey cannot reach ids a cookie holds.
 	Revoker Revoker
 	// Logger receives a logout Clear could not complete (no session key,
 	// no token: only the step and the error). Nil means slog.Default().
