@@ -9,6 +9,10 @@
 // test binary, and Stop stops them when the binary's tests are done. When
 // neither is possible the test fails with a message that says how to get
 // one: tests never skip for a missing server.
+//
+// NewServer and NewCluster start servers that belong to one test, which
+// may break them: pause a node (it hangs, as behind a network
+// partition), kill it, restart it. They are stopped when the test ends.
 package testredis
 
 import (
@@ -218,6 +222,12 @@ func freePort(withBus bool) (int, error) {
 // clusterArgs are the arguments of a cluster node.
 var clusterArgs = []string{"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "5000"}
 
+// privateClusterArgs are those of a node of NewCluster: a node timeout
+// long enough that the other nodes do not mark a node Pause stopped, or
+// Kill killed, as failed (which would stop the whole cluster) before a
+// test resumes or restarts it.
+var privateClusterArgs = []string{"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "30000"}
+
 // startCluster starts ClusterNodes servers in cluster mode and joins them.
 func startCluster() ([]string, error) {
 	addrs := make([]string, ClusterNodes)
@@ -299,7 +309,7 @@ func NewCluster(tb testing.TB) []*Server {
 	nodes := make([]*Server, ClusterNodes)
 	addrs := make([]string, ClusterNodes)
 	for i := range nodes {
-		s, err := launch(clusterArgs...)
+		s, err := launch(privateClusterArgs...)
 		if s != nil {
 			tb.Cleanup(s.stop)
 		}
@@ -342,9 +352,9 @@ func (s *Server) Kill(tb testing.TB) {
 }
 
 // Restart starts a killed server again on its port, empty; a cluster
-// node keeps its place in the cluster (its nodes.conf), and Restart waits
-// until nodes say every slot is served.
-func (s *Server) Restart(tb testing.TB, nodes ...*Server) {
+// node keeps its place in the cluster (its nodes.conf). WaitCluster waits
+// until the cluster serves again.
+func (s *Server) Restart(tb testing.TB) {
 	tb.Helper()
 	if s.cmd != nil {
 		tb.Fatalf("testredis: Restart of %s, which is running", s.Addr)
@@ -352,9 +362,11 @@ func (s *Server) Restart(tb testing.TB, nodes ...*Server) {
 	if err := s.start(); err != nil {
 		tb.Fatalf("testredis: %v", err)
 	}
-	if len(nodes) == 0 {
-		return
-	}
+}
+
+// WaitCluster waits until each of nodes says every slot is served.
+func WaitCluster(tb testing.TB, nodes []*Server) {
+	tb.Helper()
 	cli, err := exec.LookPath("redis-cli")
 	if err != nil {
 		tb.Fatalf("testredis: redis-cli not found in PATH (Debian: redis-tools)")
