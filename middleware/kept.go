@@ -114,12 +114,18 @@ func (k *Kit) keptCount() int {
 	return len(k.kept.logins) + len(k.kept.takes)
 }
 
-// applyKept writes the kept ended logins to their lists, then takes and
-// revokes the ids of the kept store keys. Ended logins go first, so that
-// no instance mints for a login after its ids are taken. It stops at the
-// first store that does not answer (it is likely still down: one bounded
-// call per pass rather than one per kept logout) and returns its error.
-func (k *Kit) applyKept(ctx context.Context) error {
+// applyKept writes the kept ended logins to their lists, then, when
+// storeUp, takes and revokes the ids of the kept store keys. Ended logins
+// go first, so that no instance mints for a login after its ids are
+// taken. It stops at the first store that does not answer (it is likely
+// still down: one bounded call per pass rather than one per kept logout)
+// and returns its error.
+//
+// storeUp says that the store answered a read in this pass. A Take is
+// sent only then: a Take sent to a Redis that hangs runs when it resumes,
+// after the kit gave up on its answer, and the ids it removed would be
+// lost; a read costs nothing when that happens.
+func (k *Kit) applyKept(ctx context.Context, storeUp bool) error {
 	k.kept.mu.Lock()
 	logins := make([]keptLogin, 0, len(k.kept.logins))
 	for _, l := range k.kept.logins {
@@ -130,6 +136,9 @@ func (k *Kit) applyKept(ctx context.Context) error {
 		takes = append(takes, key)
 	}
 	k.kept.mu.Unlock()
+	if !storeUp {
+		takes = nil
+	}
 	if len(logins)+len(takes) == 0 {
 		return nil
 	}
@@ -161,7 +170,7 @@ func (k *Kit) applyKept(ctx context.Context) error {
 			k.cfg.Logger.LogAttrs(ctx, slog.LevelError, "embedkit: a kept logout's ids were taken but their failed revokes could not be queued", slog.String("error", err.Error()))
 		}
 	}
-	k.cfg.Logger.LogAttrs(ctx, slog.LevelInfo, "embedkit: kept logouts recorded", slog.Int("logins", len(logins)), slog.Int("sessions", len(takes)))
+	k.cfg.Logger.LogAttrs(ctx, slog.LevelInfo, "embedkit: kept logouts recorded", slog.Int("logins", len(logins)), slog.Int("host_sessions", len(takes)))
 	return nil
 }
 

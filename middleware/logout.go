@@ -29,7 +29,9 @@ const idlePoll = time.Minute
 //
 // When the ids cannot be read (the Store or the Identity is down) or
 // failed revokes cannot be queued, next still runs, and the failure is
-// logged and counted (ReportLogoutIncomplete, LogoutStepEmbeds).
+// logged and counted (ReportLogoutIncomplete, LogoutStepEmbeds); a
+// Store that does not answer leaves the logout kept for Run (see
+// RevokeRequest).
 //
 // GET and other methods answer 405 with Allow: POST; cross-origin POSTs
 // (a foreign Origin, Sec-Fetch-Site: cross-site) answer 403, both without
@@ -305,12 +307,14 @@ func (k *Kit) reportDepth(ctx context.Context) {
 func (k *Kit) FlushRevokes(ctx context.Context) (pending int, err error) {
 	k.flushMu.Lock()
 	defer k.flushMu.Unlock()
-	keptErr := k.applyKept(ctx)
+	// The queue's answer also says whether the store answers at all:
+	// kept ids are taken only then (see applyKept).
+	n, err := k.queue.Pending(ctx)
+	keptErr := k.applyKept(ctx, err == nil)
 	defer func() {
 		pending += k.keptCount()
 		err = errors.Join(keptErr, err)
 	}()
-	n, err := k.queue.Pending(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("middleware: reading the revoke queue: %w", err)
 	}
