@@ -44,7 +44,7 @@ func bounded[T any](parent context.Context, timeout time.Duration, f func(ctx co
 		}
 		var zero T
 		if err := parent.Err(); err != nil {
-			return zero, err
+			return zero, fmt.Errorf("redisstore: the caller's context ended before Redis answered: %w", err)
 		}
 		return zero, fmt.Errorf("redisstore: no answer from Redis within %s (WithTimeout): %w", timeout, context.DeadlineExceeded)
 	}
