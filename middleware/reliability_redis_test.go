@@ -189,11 +189,11 @@ func (h *redisHost) browser(t *testing.T) *http.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := h.srv.Client()
+	c := *h.srv.Client() // a copy: the server's client is shared
 	c.Jar = jar
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	c.Timeout = 2 * time.Minute // the old code answered after up to 85 s
-	return c
+	return &c
 }
 
 // redisAnswer is one answer and how long it took.
@@ -349,8 +349,9 @@ func TestFaultRedisNodeHangs(t *testing.T) {
 
 // TestFaultRedisDown: a Redis node that is stopped (killed: connections
 // are refused), and the whole deployment down: every kind of load answers
-// 503 with Retry-After within the bound, and the instance serves again
-// once Redis is restarted, without being restarted itself.
+// 503 with Retry-After within the bound, a logout answers within the
+// bound of its two calls, and the instance serves again once Redis is
+// restarted, without being restarted itself.
 func TestFaultRedisDown(t *testing.T) {
 	bound := redisstore.DefaultTimeout + redisSlack
 	tests := []struct {
@@ -378,11 +379,18 @@ func TestFaultRedisDown(t *testing.T) {
 			ana := h.browser(t)
 			h.signIn(t, ana, "ana", "login-1")
 			h.recovers(t, ana, "before the fault")
+			leaving := h.browser(t)
+			h.signIn(t, leaving, "ana", "login-2")
 			down := tt.kill(t, d, c)
 			for _, n := range down {
 				n.Kill(t)
 			}
 			h.outageAnswers(t, ana, tt.name, bound)
+			out := h.do(t, leaving, http.MethodPost, "/logout", "", nil)
+			t.Logf("%s: logout answered %d in %s", tt.name, out.status, out.took.Round(10*time.Millisecond))
+			if out.status != http.StatusSeeOther || out.took > 2*redisstore.DefaultTimeout+redisSlack {
+				t.Errorf("%s: logout answered %d after %s; want 303 within %s", tt.name, out.status, out.took, 2*redisstore.DefaultTimeout+redisSlack)
+			}
 			for _, n := range down {
 				n.Restart(t)
 			}
