@@ -61,8 +61,9 @@ func FailureReason(r *http.Request) error {
 //     next mint, at least a second);
 //   - ErrIdentity and ErrMisconfigured 500;
 //   - a platform outage (5xx, rate limit, open circuit, timeout, network
-//     failure) and ErrStore (a store that does not answer, the list of
-//     ended logins included) 503 with Retry-After;
+//     failure), ErrStore and an *UnverifiedViewerError (a store that does
+//     not answer, the list of ended logins included) 503 with
+//     Retry-After;
 //   - any other platform failure, a rejected API key included, 502.
 func ErrorStatus(err error) (status int, retryAfter time.Duration) {
 	switch {
@@ -78,6 +79,9 @@ func ErrorStatus(err error) (status int, retryAfter time.Duration) {
 		return http.StatusMethodNotAllowed, 0
 	case errors.Is(err, ErrBadRequest):
 		return http.StatusBadRequest, 0
+	case errors.As(err, new(*UnverifiedViewerError)):
+		// The Identity could not check the login: its store is down.
+		return http.StatusServiceUnavailable, defaultRetryAfter
 	case errors.Is(err, ErrIdentity), errors.Is(err, ErrMisconfigured), errors.Is(err, embedkit.ErrInvalidRequest):
 		return http.StatusInternalServerError, 0
 	case errors.Is(err, ErrStore):

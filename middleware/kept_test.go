@@ -3,7 +3,10 @@ package middleware
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -84,10 +87,11 @@ func (s *outageStore) Pending(ctx context.Context) (int, error) {
 // outageList is an EndedLogins that can be down and logs its EndLogin
 // calls.
 type outageList struct {
-	log  *outageLog
-	mu   sync.Mutex
-	down bool
-	keys map[string]time.Time
+	EndedLogins // nil: methods the test does not call
+	log         *outageLog
+	mu          sync.Mutex
+	down        bool
+	keys        map[string]time.Time
 }
 
 func (l *outageList) setDown(down bool) {
@@ -214,6 +218,32 @@ func TestKeepEndedLoginRefuses(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if tk.KeepEndedLogin(tt.list, tt.key, tt.until) || tk.EndedLoginKept(tt.key) {
 				t.Error("kept")
+			}
+		})
+	}
+}
+
+// TestErrorStatusOfAnUncheckedLogin: a login the Identity could not check
+// (its list of ended logins does not answer) is an outage, 503 with
+// Retry-After, as handed to ServeError by a host and as the kit's own
+// handlers wrap it; not 500 with "sign out and in again".
+func TestErrorStatusOfAnUncheckedLogin(t *testing.T) {
+	uv := &UnverifiedViewerError{Viewer: &Viewer{Subject: "ana"}, Err: errOutage}
+	tests := []struct {
+		name string
+		err  error
+	}{
+		{"as the Identity returns it", uv},
+		{"as the kit's handlers wrap it", fmt.Errorf("%w: %w", ErrStore, uv)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, retryAfter := ErrorStatus(tt.err)
+			if status != http.StatusServiceUnavailable || retryAfter <= 0 {
+				t.Errorf("ErrorStatus = %d, %s; want 503 with a Retry-After", status, retryAfter)
+			}
+			if msg := publicMessageFor(tt.err, status); strings.Contains(msg, "sign out") {
+				t.Errorf("the viewer is told %q", msg)
 			}
 		})
 	}
