@@ -108,7 +108,7 @@
 //
 // Every method call is bounded by WithTimeout, DefaultTimeout (3 s) unless
 // set, and by the caller's context, whichever ends first, whatever the
-// client's options: go-redis's defaults wait 35 to 85 seconds on a node
+// client's options: go-redis's defaults wait 35 to 40 seconds a call on a node
 // that hangs (a stopped process, a network partition), and
 // EndedLogins.LoginEnded runs on every signed-in request. The call runs in
 // its own goroutine, and the method returns at the deadline with an error

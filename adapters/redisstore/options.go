@@ -63,7 +63,7 @@ func WithClock(now func() time.Time) Option {
 // WithTimeout bounds each call of a method to d: the method returns an
 // error wrapping context.DeadlineExceeded when Redis has not answered by
 // then, however the client is configured (go-redis's own defaults wait
-// 35 to 85 seconds on a node that hangs) and whatever deadline the
+// 35 to 40 seconds a call on a node that hangs) and whatever deadline the
 // caller's context has, the earlier of the two deciding. A Store or an
 // EndedLogins is on the path of every signed-in request, so this is how
 // long a Redis node that hangs holds up a page load. Values of zero and

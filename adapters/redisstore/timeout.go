@@ -14,7 +14,7 @@ import (
 //
 // The deadline is on f's context, which go-redis honours only with
 // ContextTimeoutEnabled: by default it waits on its own ReadTimeout
-// and retries (MaxRetries), about 35 to 85 seconds against a node that
+// and retries (MaxRetries), 35 to 40 seconds a call against a node that
 // hangs (a stopped process, a network partition). So f runs in its own
 // goroutine and bounded returns at the deadline without it; f finishes in
 // the background when go-redis gives up, and its answer is dropped. A
