@@ -260,6 +260,7 @@ type Kit struct {
 	poll        time.Duration // how often Run looks at a non-empty queue
 
 	wake    chan struct{}
+	kept    keptLogouts // logouts the stores could not record yet
 	runMu   sync.Mutex
 	flushMu sync.Mutex
 	hostJS  *staticFile // the host script, with the kit's settings
