@@ -28,6 +28,13 @@ const (
 	// EnvDoctorHostURL is the host page to check (Config.HostURL), when
 	// Config.HostURL is empty.
 	EnvDoctorHostURL = "EMBEDKIT_DOCTOR_HOST_URL"
+	// EnvDoctorHostCookie is the Cookie header of a signed-in test user
+	// of the host app, sent with the GET of the host page only
+	// (Config.HostHeader), when Config.HostHeader has no Cookie: a page
+	// behind a sign-in can then be checked. It is a secret, so it is read
+	// from the environment only, by ExitIfRequested and by the embedkit
+	// doctor command alike.
+	EnvDoctorHostCookie = "EMBEDKIT_DOCTOR_HOST_COOKIE"
 )
 
 // DefaultTimeout bounds one run of ExitIfRequested or Handler.
@@ -43,8 +50,10 @@ const DefaultTimeout = 30 * time.Second
 // Then "EMBEDKIT_DOCTOR=1 ./billing" checks billing's own Config and
 // exits: status 0 when no check failed, 1 when one did, 2 when the doctor
 // could not run. EMBEDKIT_DOCTOR_HOST_URL names a page of a running
-// instance that embeds, when cfg.HostURL is empty. The report goes to
-// standard output.
+// instance that embeds, when cfg.HostURL is empty, and
+// EMBEDKIT_DOCTOR_HOST_COOKIE the Cookie header of a signed-in test user
+// to fetch it with, when cfg.HostHeader has none (the embedkit doctor
+// command reads the same two). The report goes to standard output.
 func ExitIfRequested(cfg Config) {
 	if code, ran := runRequested(context.Background(), cfg, os.Getenv, os.Stdout, os.Stderr); ran {
 		os.Exit(code)
@@ -65,6 +74,14 @@ func runRequested(ctx context.Context, cfg Config, getenv func(string) string, s
 	}
 	if cfg.HostURL == "" {
 		cfg.HostURL = getenv(EnvDoctorHostURL)
+	}
+	if c := getenv(EnvDoctorHostCookie); c != "" && cfg.HostHeader.Get("Cookie") == "" {
+		h := cfg.HostHeader.Clone()
+		if h == nil {
+			h = http.Header{}
+		}
+		h.Set("Cookie", c)
+		cfg.HostHeader = h
 	}
 	ctx, cancel := context.WithTimeout(ctx, DefaultTimeout)
 	defer cancel()

@@ -110,6 +110,56 @@ func TestExitIfRequested(t *testing.T) {
 	embedkittest.AssertRevoked(t, p, DefaultProbeExternalID)
 }
 
+// TestExitIfRequestedHostCookie: ExitIfRequested sends
+// EMBEDKIT_DOCTOR_HOST_COOKIE with the GET of EMBEDKIT_DOCTOR_HOST_URL,
+// as the embedkit doctor command does, unless Config.HostHeader has a
+// Cookie of its own.
+func TestExitIfRequestedHostCookie(t *testing.T) {
+	p := embedkittest.NewPlatform(t)
+	tests := []struct {
+		name   string
+		header http.Header
+		want   string
+	}{
+		{"from the environment", nil, "member=signed-in"},
+		{"Config.HostHeader wins", http.Header{"Cookie": {"member=own"}}, "member=own"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := make(chan string, 1)
+			page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/analytics" {
+					select {
+					case got <- r.Header.Get("Cookie"):
+					default:
+					}
+				}
+				w.Header().Set("Content-Type", "text/html; charset=utf-8")
+				w.Write([]byte(`<p>no embed</p>`))
+			}))
+			defer page.Close()
+			cfg := userApp(p)
+			cfg.HostHeader = tt.header
+			env := map[string]string{EnvDoctor: "json", EnvDoctorHostURL: page.URL + "/analytics", EnvDoctorHostCookie: "member=signed-in"}
+			var out, errOut bytes.Buffer
+			if _, ran := runRequested(context.Background(), cfg, func(k string) string { return env[k] }, &out, &errOut); !ran {
+				t.Fatal("the doctor did not run")
+			}
+			select {
+			case c := <-got:
+				if c != tt.want {
+					t.Errorf("the host page was fetched with Cookie %q, want %q", c, tt.want)
+				}
+			default:
+				t.Fatalf("the host page was not fetched; stderr %s", errOut.String())
+			}
+			if tt.header != nil && tt.header.Get("Cookie") != "member=own" {
+				t.Error("the caller's HostHeader was changed")
+			}
+		})
+	}
+}
+
 // TestSourcesInFixes: a fix names where the app reads the setting when
 // Config.Sources says, and the field alone otherwise.
 func TestSourcesInFixes(t *testing.T) {

@@ -496,6 +496,36 @@ func TestHostOrigin(t *testing.T) {
 			t.Errorf("host-origin %+v, want ok", c)
 		}
 	})
+	t.Run("the doctor names a target otherwise", func(t *testing.T) {
+		// The app calls sales-overview "sales"; the doctor's set-up names
+		// it after its public id, as -dashboards sales-overview does.
+		app := hostApp(t, kitConfig(p), page)
+		kc := kitConfig(p)
+		kc.Targets = map[string]middleware.Target{"sales-overview": {Kind: middleware.KindDashboard, PublicID: "sales-overview"}}
+		rep := run(t, p, doctor.Config{Kit: kc, HostURL: app.URL + "/analytics"})
+		c, _ := rep.Find("host-origin", "")
+		if c.Status != doctor.Warning || strings.Contains(c.Detail, "no session endpoint") ||
+			!strings.Contains(c.Detail, `does not know target "sales-overview"`) || !strings.Contains(c.Fix, "name=publicId") {
+			t.Errorf("host-origin %+v, want a warning that the endpoint does not know the target, not that there is no endpoint", c)
+		}
+	})
+	t.Run("no session endpoint", func(t *testing.T) {
+		app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != "/analytics" {
+				http.NotFound(w, r)
+				return
+			}
+			for k, vs := range page {
+				w.Header()[k] = vs
+			}
+			w.Write([]byte(`<iframe src="/embed/frame/sales"></iframe>`))
+		}))
+		t.Cleanup(app.Close)
+		rep := run(t, p, doctor.Config{Kit: kitConfig(p), HostURL: app.URL + "/analytics"})
+		if c, _ := rep.Find("host-origin", ""); c.Status != doctor.Warning || !strings.Contains(c.Detail, "no session endpoint") {
+			t.Errorf("host-origin %+v, want a warning that there is no session endpoint", c)
+		}
+	})
 	t.Run("host not running", func(t *testing.T) {
 		app := hostApp(t, kitConfig(p), page)
 		app.Close()
@@ -536,5 +566,53 @@ func TestReportJSON(t *testing.T) {
 		if !strings.Contains(text.String(), s) {
 			t.Errorf("text lacks %q:\n%s", s, text.String())
 		}
+	}
+}
+
+// TestEmptyAllowListsSaySo: an empty allow-list (no groups, no
+// attributes sent) reads the same in the report's header, its JSON and
+// its checks, and is never taken for nil (every one sent).
+func TestEmptyAllowListsSaySo(t *testing.T) {
+	p := embedkittest.NewPlatform(t)
+	tests := []struct {
+		name             string
+		allowed          []string
+		header, js, line string
+	}{
+		{"empty", []string{}, "attributes:  none (Policy.Attributes.Allowed is empty)", `"allowedAttributes":[]`, "no attributes are sent"},
+		{"nil", nil, "attributes:  any attribute (Policy.Attributes.Allowed is nil)", `"allowedAttributes":null`, "every attribute of a viewer is sent"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			kc := kitConfig(p)
+			kc.Policy.Attributes.Allowed = tt.allowed
+			rep := run(t, p, doctor.Config{Name: "ledger", Kit: kc})
+			var text bytes.Buffer
+			if err := rep.WriteText(&text); err != nil {
+				t.Fatal(err)
+			}
+			js, err := json.Marshal(rep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(text.String(), tt.header) {
+				t.Errorf("the header lacks %q:\n%s", tt.header, text.String())
+			}
+			if !strings.Contains(string(js), tt.js) {
+				t.Errorf("the JSON lacks %s:\n%s", tt.js, js)
+			}
+			if c, _ := rep.Find("attributes", ""); !strings.Contains(c.Detail, tt.line) {
+				t.Errorf("the attributes check says %q, want %q", c.Detail, tt.line)
+			}
+			// The JSON read back, as embedkit doctor -app reads it, keeps
+			// the difference.
+			var back doctor.Report
+			if err := json.Unmarshal(js, &back); err != nil {
+				t.Fatal(err)
+			}
+			if (back.Config.AllowedAttributes == nil) != (tt.allowed == nil) {
+				t.Errorf("read back, allowedAttributes is %#v, want %#v", back.Config.AllowedAttributes, tt.allowed)
+			}
+		})
 	}
 }

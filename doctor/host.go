@@ -263,16 +263,48 @@ func (d *run) checkHostOrigin(ctx context.Context, client *http.Client, page *ur
 			Detail: fmt.Sprintf("the app refused a request from its own origin %s (403): it sees another Host than browsers use, so it would name the wrong origin to the platform", browser),
 			Fix:    "set " + d.field("Origins.Host") + " to " + browser + ", or make the proxy pass the Host header through"})
 	case http.StatusNotFound, http.StatusMethodNotAllowed:
+		if resp.StatusCode == http.StatusNotFound && kitAnswer(resp) {
+			// The endpoint exists: it accepted the origin (the
+			// cross-origin check runs first) and then found no target by
+			// the name the doctor sent, which is the doctor's name for
+			// it, not necessarily the app's.
+			d.sameHost(page, fmt.Sprintf("; the session endpoint at %s does not know target %q (404), so the targets checked here are not named as the app names them", d.kit.SessionPath(), target),
+				"name them as the app does (embedkit doctor -dashboards name=publicId)")
+			return
+		}
 		d.add(Check{ID: "host-origin", Status: Warning,
-			Detail: fmt.Sprintf("no session endpoint at %s (%d) to ask, and Origins.Host is not set", d.kit.SessionPath(), resp.StatusCode),
+			Detail: fmt.Sprintf("no session endpoint at %s (%d, not the kit's JSON answer; an ErrorHandler of the app's could also answer so for target %q) to ask, and Origins.Host is not set", d.kit.SessionPath(), resp.StatusCode, target),
 			Fix:    "set " + d.field("Origins.Host") + " to " + browser + " (the production setting)"})
 	default:
-		c := Check{ID: "host-origin", Status: OK, Detail: "the app sees the Host browsers use (Origins.Host is derived from each request)"}
-		if page.Scheme == "https" {
-			c.Status = Warning
-			c.Detail += "; behind a proxy that terminates TLS it would name http:// to the platform"
-			c.Fix = "set Origins.Host to " + browser + " (the production setting)"
-		}
-		d.add(c)
+		d.sameHost(page, "", "")
 	}
+}
+
+// sameHost records the host-origin check of an app that derives its
+// origin from each request and sees the Host browsers use; note is added
+// to its detail, and noteFix to its fix.
+func (d *run) sameHost(page *url.URL, note, noteFix string) {
+	browser := originOf(page)
+	c := Check{ID: "host-origin", Status: OK, Detail: "the app sees the Host browsers use (Origins.Host is derived from each request)"}
+	var fixes []string
+	if page.Scheme == "https" {
+		c.Status = Warning
+		c.Detail += "; behind a proxy that terminates TLS it would name http:// to the platform"
+		fixes = append(fixes, "set Origins.Host to "+browser+" (the production setting)")
+	}
+	if note != "" {
+		c.Status = Warning
+		c.Detail += note
+		fixes = append(fixes, noteFix)
+	}
+	c.Fix = strings.Join(fixes, "; ")
+	d.add(c)
+}
+
+// kitAnswer reports whether resp is an error answer of the kit's own
+// JSON endpoint (the default ErrorHandler's {"error": ...}), not a
+// router's "404 page not found".
+func kitAnswer(resp *http.Response) bool {
+	ct, _, _ := strings.Cut(resp.Header.Get("Content-Type"), ";")
+	return strings.EqualFold(strings.TrimSpace(ct), "application/json")
 }

@@ -16,10 +16,10 @@ type Summary struct {
 	// Targets are the Config's targets, by name.
 	Targets []TargetSummary `json:"targets"`
 	// AllowedGroups is Policy.Groups.Allowed; null (nil) means every host
-	// group is sent as it is.
+	// group is sent as it is, [] (empty) that none is.
 	AllowedGroups []string `json:"allowedGroups"`
 	// AllowedAttributes is Policy.Attributes.Allowed; null (nil) means
-	// every attribute of a viewer is sent.
+	// every attribute of a viewer is sent, [] (empty) that none is.
 	AllowedAttributes []string `json:"allowedAttributes"`
 	// HostOrigin is Origins.Host; empty means the kit derives the origin
 	// it names to the platform from each request.
@@ -58,10 +58,15 @@ func summarize(cfg Config) Summary {
 	return s
 }
 
-// sortedCopy returns a sorted copy of list, keeping nil and empty apart.
+// sortedCopy returns a sorted copy of list, keeping nil and empty apart:
+// the two mean opposite things to an allow-list (every entry, none).
+// slices.Sorted of an empty list is nil, so the empty case is its own.
 func sortedCopy(list []string) []string {
-	if list == nil {
+	switch {
+	case list == nil:
 		return nil
+	case len(list) == 0:
+		return []string{}
 	}
 	return slices.Sorted(slices.Values(list))
 }

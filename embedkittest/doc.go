@@ -23,6 +23,24 @@
 //		embedkittest.AssertRevoked(t, p, "ana")
 //	}
 //
+// myapp.SignedIn stands for a way to make a signed-in request without the
+// app's login: it works where the Identity reads the request alone (a
+// header from a trusted proxy, a cookie the test can seal with the app's
+// keys). Where logins live on the server (alexedwards/scs, a database),
+// sign in as a browser does: serve the app on an httptest.Server and use
+// an http.Client with a cookie jar (net/http/cookiejar), which keeps the
+// app's cookie from its login route to the page and to logout; the
+// Example_cookieJar example does this, and checks each response with
+// CheckResponse:
+//
+//	srv := httptest.NewServer(app)
+//	defer srv.Close()
+//	jar, _ := cookiejar.New(nil)
+//	client := &http.Client{Jar: jar}
+//	resp, err := client.PostForm(srv.URL+"/login", url.Values{"user": {"ana"}, "password": {"test-pass"}})
+//	// ... then client.Get(srv.URL + "/sales"), client.PostForm(srv.URL+"/logout", nil)
+//	embedkittest.AssertRevoked(t, p, "ana")
+//
 // # Platform
 //
 // NewPlatform serves an emulator (package embedkit/emulator) on a

@@ -17,12 +17,12 @@ import (
 	"io/fs"
 )
 
-//go:embed src/index.js src/rules.js src/version.js src/react.js
+//go:embed src/*.js
 var files embed.FS
 
 // Modules returns the package's modules, at the top of the returned file
-// system: index.js (the host page's API, which imports rules.js and
-// version.js) and react.js (the React entry, which imports "react" by
+// system: index.js (the host page's API, which imports the modules
+// beside it, one per concern) and react.js (the React entry, which imports "react" by
 // its bare name, so a page needs an import map or a bundler for it).
 func Modules() fs.FS {
 	sub, err := fs.Sub(files, "src")

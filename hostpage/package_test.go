@@ -104,10 +104,11 @@ for (const [name, props] of Object.entries({
   }
 }
 const prefixed = renderToString(createElement(react.EmbedkitFrame, { target: "dashboard/sales-overview", framePrefix: "/analytics/frame/" }));
+const zoned = renderToString(createElement(react.EmbedkitFrame, { target: "sales", locale: "de-DE", timezone: "Europe/Berlin" }));
 let unconfigured = "";
 try { host.frame("#sales"); } catch (e) { unconfigured = e.message; }
 console.log(JSON.stringify({
-  seen, html, unconfigured, refused, prefixed,
+  seen, html, unconfigured, refused, prefixed, zoned,
   version: host.version,
   hostExports: Object.keys(host).sort(),
   reactExports: Object.keys(react).sort(),
@@ -146,6 +147,7 @@ func TestImportWithoutDOM(t *testing.T) {
 		Unconfigured string            `json:"unconfigured"`
 		Refused      map[string]string `json:"refused"`
 		Prefixed     string            `json:"prefixed"`
+		Zoned        string            `json:"zoned"`
 		Version      string            `json:"version"`
 		HostExports  []string          `json:"hostExports"`
 		ReactExports []string          `json:"reactExports"`
@@ -192,17 +194,22 @@ func TestImportWithoutDOM(t *testing.T) {
 	if !strings.Contains(got.Prefixed, `src="/analytics/frame/dashboard/sales-overview"`) {
 		t.Errorf("<EmbedkitFrame framePrefix> rendered %s", got.Prefixed)
 	}
+	// The props with a URL form are in the first load, so the frame opens
+	// in them rather than switching once it is ready.
+	if !strings.Contains(got.Zoned, `src="/embed/frame/sales?locale=de-DE&amp;timezone=Europe%2FBerlin"`) {
+		t.Errorf("<EmbedkitFrame locale timezone> rendered %s, want both in the src", got.Zoned)
+	}
 	iframes := regexp.MustCompile(`<iframe\b[^>]*>`).FindAllString(got.HTML, -1)
 	if len(iframes) != 1 {
 		t.Fatalf("the server rendered %d iframes, want 1: %s", len(iframes), got.HTML)
 	}
-	for _, want := range []string{`src="/embed/frame/sales"`, `data-embedkit=""`, `data-embedkit-target="sales"`,
+	for _, want := range []string{`src="/embed/frame/sales?locale=de-DE"`, `data-embedkit=""`, `data-embedkit-target="sales"`,
 		`class="report"`, `loading="lazy"`, `title="Analytics"`, `referrerPolicy="no-referrer"`} {
 		if !strings.Contains(iframes[0], want) {
 			t.Errorf("the rendered iframe lacks %s: %s", want, iframes[0])
 		}
 	}
-	for _, leak := range []string{"filters", "locale", "ondrilldown", " target="} {
+	for _, leak := range []string{"filters", " locale=", "ondrilldown", " target="} {
 		if strings.Contains(strings.ToLower(iframes[0]), leak) {
 			t.Errorf("the rendered iframe carries the prop %s as an attribute: %s", leak, iframes[0])
 		}
@@ -318,11 +325,11 @@ func tscPath(t *testing.T) string {
 	return p
 }
 
-// readmeTSX returns the tsx code blocks of the README's section "The host
-// page".
+// readmeTSX returns the tsx code blocks of the host page's reference,
+// docs/host-page.md (the README links to it).
 func readmeTSX(t *testing.T) []string {
 	t.Helper()
-	blocks, err := readme.Blocks(filepath.Join("..", "README.md"), "The host page", "tsx")
+	blocks, err := readme.PageBlocks(filepath.Join("..", "docs", "host-page.md"), "tsx")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,7 +351,7 @@ func TestReactTypesCheck(t *testing.T) {
 	}
 	blocks := readmeTSX(t)
 	if len(blocks) == 0 {
-		t.Fatal("the README's host page section has no tsx example")
+		t.Fatal("docs/host-page.md has no tsx example")
 	}
 	dir := installed(t)
 	if err := os.Symlink(filepath.Join(react, "@types"), filepath.Join(dir, "node_modules", "@types")); err != nil {

@@ -58,9 +58,16 @@ export interface EmbedkitFrameProps
   framePrefix?: string;
   /** `cube:action:set-filter` per member, at mount and for each member that changes; a member left out is cleared. */
   filters?: Filters;
-  /** `cube:action:set-locale`, e.g. "de-DE". */
+  /**
+   * e.g. "de-DE": in the first load's URL (the frame endpoint's
+   * `?locale=`), so the frame opens in it; `cube:action:set-locale` on change.
+   */
   locale?: string;
-  /** `cube:action:set-timezone`, an IANA name: an optional extra the platform's docs reference without cataloguing. */
+  /**
+   * An IANA name: in the first load's URL (`?timezone=`); on change
+   * `cube:action:set-timezone`, an optional extra the platform's docs
+   * reference without cataloguing.
+   */
   timezone?: string;
   /** `cube:action:set-theme`. */
   theme?: Theme;
@@ -72,7 +79,12 @@ export interface EmbedkitFrameProps
   minHeight?: number;
   /** data-embedkit-max-height, in px. */
   maxHeight?: number;
-  /** data-embedkit-renew-after, in ms: when the kit renews the frame's session. */
+  /**
+   * data-embedkit-renew-after, in ms: the fallback renewal only, for a
+   * platform that does not renew sessions in place: when, after the
+   * frame's load started, the kit loads it again with a new session
+   * (default 23 h minus 5 min). Renewal in place needs no prop.
+   */
   renewAfter?: number;
   /** data-embedkit-ready-timeout, in ms: how long the first load may take before load-failed. */
   readyTimeout?: number;

@@ -61,7 +61,12 @@
 //	<iframe src="{{.Frame}}" data-embedkit data-embedkit-target="sales"></iframe>
 //	<script src="{{.Script}}" defer></script>
 //
-// Every other setting has a safe default and sits in one of four groups of
+// Targets choose what the host offers, not what a viewer may see: a
+// session is for the whole deployment, and the platform's groups and the
+// security context the Policy sends decide what the viewer sees there.
+// The Policy passes the viewer through until its allow-lists are set
+// (Groups.Allowed, Attributes.Allowed: nil sends every one). Every other
+// setting has a safe default and sits in one of four groups of
 // Config: Origins (the host's origin, set in production, and trusted
 // others), Paths (where the endpoints are mounted, where sign-in is),
 // Locales (the supported locales, the default locale and time zone) and
@@ -107,11 +112,13 @@
 // setColorScheme, setFilter, navigate, refresh and reload. Every event also
 // fires as a DOM CustomEvent "embedkit:<name>" on the iframe. An
 // <embedkit-frame target="..."> element builds the iframe. The script keeps
-// a frame's session alive the documented way, by reloading the frame
-// through its frame endpoint (which mints) before the embedded page stops
-// trusting its token and after a fatal error, probing the endpoint with
-// HEAD first: only a 401 there is a sign-out. data-embedkit-fit sizes the
-// frame to its box or the window.
+// a frame's session alive the documented way: in place where the platform
+// sends cube:event:session-expiring or -expired (a new session from
+// SessionHandler, posted as cube:action:set-session; the frame keeps its
+// document), else by reloading the frame through its frame endpoint
+// (which mints) before the embedded page stops trusting its token; also
+// after a fatal error, probing the endpoint with HEAD first. Only a 401 is
+// a sign-out. data-embedkit-fit sizes the frame to its box or the window.
 //
 // # Locale and time zone
 //
@@ -144,6 +151,20 @@
 // ProviderSID is kept under the sid too, in any store that is not
 // RequestScoped.
 //
+// Frames open in the viewer's other tabs are ended by the host script: a
+// logout form marked data-embedkit-logout (or the script's signedOut())
+// tells every tab of the origin over a BroadcastChannel, and each blanks
+// and ends its frames (docs/cross-tab-logout.md).
+//
+// A logout while a store does not answer (Redis hangs or is down) is kept
+// in the Kit's memory: "revoke every id of this host session", when the
+// Store cannot give the ids, and the ended login an Identity could not
+// record (EndedLoginKeeper; gorillasession.Identity.Keeper). Run applies
+// them, ended logins first, once the stores answer; they are lost if the
+// process ends before. A request whose login cannot be checked
+// (UnverifiedViewerError) answers 503 with Retry-After, as a SessionStore
+// outage does (ErrStore).
+//
 // # Security defaults
 //
 // The frame endpoints accept loads from the host's own origin, a trusted
@@ -154,7 +175,10 @@
 // same-origin (or trusted) POSTs (http.CrossOriginProtection). A viewer who
 // is not signed in gets 401, or a login redirect on a top-level
 // navigation.
-// SecurityHeaders limits frame-src to the platform origin. Logs (log/slog)
+// SecurityHeaders limits frame-src to the platform origin; a page that
+// sends a policy of its own keeps it, with the kit's frame-src merged in,
+// and a page with inline code under the kit's default-src 'self' gets one
+// warning naming HeaderOptions.BaseCSP. Logs (log/slog)
 // and metrics record each mint and revoke with latency and outcome, and
 // show API keys, tokens, session ids and host session keys only as
 // embedkit.Redact hashes; a viewer appears as a keyed hash

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"log"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -260,6 +261,39 @@ func ExampleSecurityHeaders() {
 	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/", nil))
 	fmt.Fprintln(os.Stdout, w.Header().Get("Content-Security-Policy"))
 	// Output: script-src 'self' https://cdn.example.com; default-src 'self'; frame-src 'self' https://acme.example.com; frame-ancestors 'self'
+}
+
+// A page that sends a policy of its own keeps it: SecurityHeaders merges
+// the kit's frame sources into its frame-src and adds nothing else, so
+// the page's inline script still runs and its frames still load. A page
+// without one whose inline code the kit's default-src 'self' blocks is
+// named in one warning on HeaderOptions.Logger.
+func ExampleSecurityHeaders_pagePolicy() {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /sales", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Security-Policy", "default-src 'self'; script-src 'self' 'unsafe-inline'")
+		fmt.Fprint(w, `<script>document.title = "Sales"</script>`)
+	})
+	mux.HandleFunc("GET /about", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><p style="color: teal">About us</p>`)
+	})
+	logger := slog.New(slog.NewTextHandler(os.Stdout, &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+		if a.Key == slog.TimeKey || a.Key == "csp" {
+			return slog.Attr{} // left out to keep the output short
+		}
+		return a
+	}}))
+	h := middleware.SecurityHeaders("https://acme.example.com", middleware.HeaderOptions{Logger: logger})(mux)
+	for _, path := range []string{"/sales", "/about", "/about"} {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, path, nil))
+		fmt.Println(path, w.Header().Get("Content-Security-Policy"))
+	}
+	// Output:
+	// /sales default-src 'self'; script-src 'self' 'unsafe-inline'; frame-src 'self' https://acme.example.com
+	// level=WARN msg="middleware: SecurityHeaders: this page has inline style (a style attribute), which the kit's Content-Security-Policy blocks in browsers; give the app's own policy as HeaderOptions.BaseCSP (the kit adds its frame-src to it), or move the code to files; logged once" path=/about
+	// /about default-src 'self'; frame-src 'self' https://acme.example.com; frame-ancestors 'self'
+	// /about default-src 'self'; frame-src 'self' https://acme.example.com; frame-ancestors 'self'
 }
 
 // An embed scoped by the host's own route: the host's check decides which

@@ -1,9 +1,15 @@
 package middleware
 
 import (
+	"bytes"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 func TestSecurityHeaders(t *testing.T) {
@@ -52,4 +58,250 @@ func TestSecurityHeadersPanicsOnBadOrigin(t *testing.T) {
 		}
 	}()
 	SecurityHeaders("acme.example.com", HeaderOptions{})
+}
+
+// TestSecurityHeadersKeepTheAppsPolicy: a page whose handler sends a
+// policy of its own keeps it, with the kit's frame sources merged in,
+// instead of losing it to the kit's or having both apply (two policies
+// both bind, so the kit's default-src 'self' would block the page's
+// inline code).
+func TestSecurityHeadersKeepTheAppsPolicy(t *testing.T) {
+	const platform = "https://acme.example.com"
+	tests := []struct {
+		name string
+		set  func(http.Header)
+		want []string
+	}{
+		{"Set, with default-src", func(h http.Header) {
+			h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self' 'unsafe-inline'")
+		}, []string{"default-src 'self'; script-src 'self' 'unsafe-inline'; frame-src 'self' " + platform}},
+		{"Add, with frame-src", func(h http.Header) {
+			h.Add("Content-Security-Policy", "script-src 'self' 'unsafe-inline'; frame-src https://video.example")
+		}, []string{"script-src 'self' 'unsafe-inline'; frame-src https://video.example 'self' " + platform}},
+		{"a policy that does not limit frames", func(h http.Header) {
+			h.Set("Content-Security-Policy", "script-src 'self' 'unsafe-inline'")
+		}, []string{"script-src 'self' 'unsafe-inline'"}},
+		{"two of the app's", func(h http.Header) {
+			h.Set("Content-Security-Policy", "img-src *")
+			h.Add("Content-Security-Policy", "default-src 'self' 'unsafe-inline'")
+		}, []string{"img-src *", "default-src 'self' 'unsafe-inline'; frame-src 'self' 'unsafe-inline' " + platform}},
+		{"none of its own", func(http.Header) {},
+			[]string{"default-src 'self'; frame-src 'self' " + platform + "; frame-ancestors 'self'"}},
+	}
+	for _, tt := range tests {
+		for _, write := range []string{"WriteHeader", "Write", "nothing"} {
+			t.Run(tt.name+", "+write, func(t *testing.T) {
+				page := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					tt.set(w.Header())
+					switch write {
+					case "WriteHeader":
+						w.WriteHeader(http.StatusOK)
+					case "Write":
+						w.Write([]byte("<p>hello</p>"))
+					}
+				})
+				srv := httptest.NewServer(SecurityHeaders(platform, HeaderOptions{Logger: slog.New(slog.DiscardHandler)})(page))
+				defer srv.Close()
+				resp, err := http.Get(srv.URL)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+				if got := resp.Header.Values("Content-Security-Policy"); !slices.Equal(got, tt.want) {
+					t.Errorf("CSP\n got %q\nwant %q", got, tt.want)
+				}
+			})
+		}
+	}
+}
+
+// TestSecurityHeadersWarnOnInlineCode: a page without a policy of its own
+// whose inline script or style the kit's policy blocks is named in one
+// warning that points at HeaderOptions.BaseCSP; a page without inline
+// code, one with a policy of its own, a BaseCSP, and a second such page
+// log nothing.
+func TestSecurityHeadersWarnOnInlineCode(t *testing.T) {
+	tests := []struct {
+		name  string
+		opts  HeaderOptions
+		ct    string // Content-Type the page sets; "" lets net/http sniff
+		own   string // the page's own policy
+		body  []string
+		warns string // in the warning; "" for none
+	}{
+		{"inline script", HeaderOptions{}, "text/html; charset=utf-8", "", []string{`<html><script>document.title = "x"</script>`}, "inline script"},
+		{"inline style, sniffed HTML", HeaderOptions{}, "", "", []string{`<!doctype html><p style="color: red">hi</p>`}, "a style attribute"},
+		{"a <style> element", HeaderOptions{}, "text/html", "", []string{`<head><style>p{}</style>`}, "<style>"},
+		{"an event handler cut by a write", HeaderOptions{}, "text/html", "", []string{`<button type="button" on`, `click="go()">Go</button>`}, "event handler"},
+		{"files only", HeaderOptions{}, "text/html", "", []string{`<script src="/app.js" defer></script><link rel="stylesheet" href="/app.css"><script type="application/ld+json">{}</script>`}, ""},
+		{"not HTML", HeaderOptions{}, "application/json", "", []string{`{"html": "<script>x()</script>"}`}, ""},
+		{"the page's own policy", HeaderOptions{}, "text/html", "script-src 'unsafe-inline'", []string{`<script>x()</script>`}, ""},
+		{"a BaseCSP", HeaderOptions{BaseCSP: "default-src 'self' 'unsafe-inline'"}, "text/html", "", []string{`<script>x()</script>`}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var logs bytes.Buffer
+			opts := tt.opts
+			opts.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+			page := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if tt.ct != "" {
+					w.Header().Set("Content-Type", tt.ct)
+				}
+				if tt.own != "" {
+					w.Header().Set("Content-Security-Policy", tt.own)
+				}
+				for _, b := range tt.body {
+					w.Write([]byte(b))
+				}
+			})
+			srv := httptest.NewServer(SecurityHeaders("https://acme.example.com", opts)(page))
+			defer srv.Close()
+			for range 3 {
+				resp, err := http.Get(srv.URL + "/sales?x=1")
+				if err != nil {
+					t.Fatal(err)
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if string(body) != strings.Join(tt.body, "") {
+					t.Fatalf("the page's body reads %q", body)
+				}
+			}
+			got := logs.String()
+			if tt.warns == "" {
+				if got != "" {
+					t.Errorf("logged %q, want nothing", got)
+				}
+				return
+			}
+			if n := strings.Count(got, "level=WARN"); n != 1 {
+				t.Errorf("%d warnings for three loads, want one:\n%s", n, got)
+			}
+			for _, s := range []string{tt.warns, "HeaderOptions.BaseCSP", "path=/sales", "default-src 'self'"} {
+				if !strings.Contains(got, s) {
+					t.Errorf("the warning lacks %q:\n%s", s, got)
+				}
+			}
+			if strings.Contains(got, "x=1") {
+				t.Errorf("the warning names the query:\n%s", got)
+			}
+		})
+	}
+}
+
+// TestSecurityHeadersKeepsTheWriterInterfaces: a handler below can still
+// flush and hijack, as a streaming page or a WebSocket upgrade does.
+func TestSecurityHeadersKeepsTheWriterInterfaces(t *testing.T) {
+	h := SecurityHeaders("https://acme.example.com", HeaderOptions{})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, ok := w.(http.Flusher); !ok {
+			t.Error("the writer is no http.Flusher")
+		}
+		hj, ok := w.(http.Hijacker)
+		if !ok {
+			t.Error("the writer is no http.Hijacker")
+			return
+		}
+		conn, rw, err := hj.Hijack()
+		if err != nil {
+			t.Errorf("Hijack: %v", err)
+			return
+		}
+		defer conn.Close()
+		rw.WriteString("HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n")
+		rw.Flush()
+	}))
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Errorf("status %d, want the hijacked 204", resp.StatusCode)
+	}
+}
+
+func TestInlineCode(t *testing.T) {
+	tests := []struct {
+		name, page, want string
+	}{
+		{"inline script", `<script>x()</script>`, "inline script (<script> without src)"},
+		{"module script", `<SCRIPT type="module">import "/a.js"</SCRIPT>`, "inline script (<script> without src)"},
+		{"script file", `<script src="/a.js"></script>`, ""},
+		{"data block", `<script type="application/json">{}</script>`, ""},
+		{"style element", `<style>p{}</style>`, "inline style (<style>)"},
+		{"style attribute", `<div class="a" style="color:red">`, "inline style (a style attribute)"},
+		{"event handler", `<img src="/a.png" onerror="x()">`, "an inline event handler (on...=)"},
+		{"javascript URL", `<a href="javascript:x()">go</a>`, "a javascript: URL"},
+		{"text that mentions style", `<p>style="x" and onclick= in prose</p>`, ""},
+		{"none", `<!doctype html><link rel="stylesheet" href="/a.css"><p class="x">hi</p>`, ""},
+		{"'>' in a quoted value", `<a title="a>b" ONCLICK='x()'>go</a>`, "an inline event handler (on...=)"},
+		{"another tag named script-like", `<scripts>x</scripts><noscript>no</noscript>`, ""},
+		{"a word that starts with on", `<input once onward>`, ""},
+		{"unquoted javascript URL", `<form action=JavaScript:x()>`, "a javascript: URL"},
+		{"cut tag at the end", `<p class="x" sty`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := inlineCode([]byte(tt.page)); got != tt.want {
+				t.Errorf("inlineCode(%q) = %q, want %q", tt.page, got, tt.want)
+			}
+		})
+	}
+}
+
+// FuzzInlineCode: any page gives one of the named findings or none, and a
+// finding needs a tag.
+func FuzzInlineCode(f *testing.F) {
+	f.Add([]byte(`<script>x()</script>`))
+	f.Add([]byte(`<p style="a">`))
+	f.Add([]byte(`<script type='text/template'>`))
+	f.Fuzz(func(t *testing.T, page []byte) {
+		switch got := inlineCode(page); got {
+		case "":
+		case "inline script (<script> without src)", "inline style (<style>)", "inline style (a style attribute)",
+			"an inline event handler (on...=)", "a javascript: URL":
+			if !bytes.Contains(page, []byte("<")) {
+				t.Errorf("inlineCode(%q) = %q without a tag", page, got)
+			}
+		default:
+			t.Errorf("inlineCode(%q) = %q, not a known finding", page, got)
+		}
+	})
+}
+
+// TestSecurityHeadersLeavesTheBodyAlone: a file served through
+// SecurityHeaders (io.Copy into the writer) arrives whole, with the type
+// net/http gives it, whether it is read for inline code or not.
+func TestSecurityHeadersLeavesTheBodyAlone(t *testing.T) {
+	page := strings.Repeat("<p>a line of the page</p>\n", 5000) // beyond the 64 KiB read
+	tests := []struct {
+		name, path, ctype string
+	}{
+		{"HTML, read", "/page.html", "text/html; charset=utf-8"},
+		{"text, not read", "/notes.txt", "text/plain; charset=utf-8"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			files := http.FileServerFS(fstest.MapFS{
+				"page.html": {Data: []byte(page)},
+				"notes.txt": {Data: []byte(page)},
+			})
+			srv := httptest.NewServer(SecurityHeaders("https://acme.example.com", HeaderOptions{Logger: slog.New(slog.DiscardHandler)})(files))
+			defer srv.Close()
+			resp, err := http.Get(srv.URL + tt.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil || string(body) != page {
+				t.Errorf("read %d bytes (%v), want the %d of the file", len(body), err, len(page))
+			}
+			if ct := resp.Header.Get("Content-Type"); ct != tt.ctype {
+				t.Errorf("Content-Type %q, want %q", ct, tt.ctype)
+			}
+		})
+	}
 }

@@ -80,6 +80,27 @@ declare namespace embedkit {
     fatal?: boolean;
   }
 
+  /**
+   * `cube:event:session-expiring`: the frame's token nears its end. It
+   * comes from a best-effort timer in the embedded page: it may arrive late
+   * or after `session-expired`. The kit renews the frame's session in place
+   * (`cube:action:set-session`, which the kit sends itself; no method sends
+   * it). The docs name no payload fields: rely on none.
+   */
+  export interface SessionExpiringPayload {
+    // No documented fields.
+  }
+
+  /**
+   * `cube:event:session-expired`: the embedded page no longer trusts its
+   * token (about 23 h after the exchange). The kit renews in place, as for
+   * `session-expiring`; both events for one token make one renewal. The
+   * docs name no payload fields: rely on none.
+   */
+  export interface SessionExpiredPayload {
+    // No documented fields.
+  }
+
   /** The platform's documented events by the kit's name (the type without `cube:event:`). */
   export interface PlatformEvents {
     "ready": ReadyPayload;
@@ -90,19 +111,43 @@ declare namespace embedkit {
     "drilldown": DrilldownPayload;
     "ai-query": AiQueryPayload;
     "error": ErrorPayload;
+    "session-expiring": SessionExpiringPayload;
+    "session-expired": SessionExpiredPayload;
   }
 
   // ---- the kit's own events (embedkit:*) ------------------------------------
 
-  /** The frame is ready again after the kit loaded it with a new session. */
+  /**
+   * The frame has a new session. In place (inPlace: true): the kit posted
+   * `cube:action:set-session` and the frame reported no error within 5 s
+   * (no event confirms it); the frame kept its document, its state and the
+   * settings made through the script. By reload (inPlace: false): the frame
+   * is ready again after the kit loaded it with a new session, and the
+   * settings were sent again.
+   */
   export interface SessionRenewedPayload {
-    /** expiring: the timed renewal; error: after a fatal error event; reload: reload(). */
-    reason: "expiring" | "error" | "reload";
+    /**
+     * expiring: `session-expiring`, the tab becoming visible near the
+     * token's end, or the fallback timer; expired: `session-expired`;
+     * error: after a fatal error event; reload: reload().
+     */
+    reason: "expiring" | "expired" | "error" | "reload";
+    /** Whether the frame kept its document (set-session) or loaded again. */
+    inPlace: boolean;
   }
 
-  /** The frame endpoint or the session endpoint said the viewer is signed out. */
+  /**
+   * The viewer is signed out. Either this tab's frame or session endpoint
+   * answered 401 (`status`), or the viewer logged out in this tab or another
+   * tab of the same origin (`reason: "logout"`: a form marked
+   * data-embedkit-logout was submitted, or a page called signedOut()); then
+   * the frame's page has been replaced by about:blank.
+   */
   export interface SessionEndedPayload {
-    status: 401;
+    /** Set when an endpoint answered 401 to this tab. */
+    status?: 401;
+    /** Set when a logout in this or another tab ended the frame. */
+    reason?: "logout";
   }
 
   /** One renewal attempt failed. */
@@ -229,8 +274,8 @@ declare namespace embedkit {
      * A viewer-side control, not security.
      */
     setFilter(member: Member, value: FilterValue): Promise<void>;
-    /** `cube:action:refresh`. Resolves on the next `dashboard-loaded`. */
-    refresh(): Promise<unknown>;
+    /** `cube:action:refresh`. Resolves with the next `dashboard-loaded` event. */
+    refresh(): Promise<FrameEvent<"dashboard-loaded">>;
   }
 
   /** A frame's state: also its iframe's `data-embedkit-state` (and `aria-busy="true"` while loading or renewing). */
@@ -270,8 +315,11 @@ declare namespace embedkit {
     /** The locale, time zone, theme and colour scheme the host set through the script. */
     settings(): HostSettings;
     /**
-     * Loads the frame again with a new session. Resolves with the ready
-     * event; rejects with a ReloadError on sign-out or when renewal gives up.
+     * Loads the frame again with a new session. A renewal already under way
+     * (in place, after `session-expiring` or `session-expired`) takes the
+     * call over instead: one new session for all. Resolves with the ready
+     * event (the frame's current one, after a renewal in place); rejects
+     * with a ReloadError on sign-out or when renewal gives up.
      */
     reload(): Promise<FrameEvent<"ready">>;
   }
@@ -319,6 +367,7 @@ declare namespace embedkit {
     frames(): Frame[];
     release(frame: Frame | Element | string): boolean;
     debug(on: boolean): void;
+    signedOut(): void;
     readonly version: string;
   }
 
@@ -326,6 +375,13 @@ declare namespace embedkit {
    * `<embedkit-frame target="sales" [src] [title] [fit] [min-height] [max-height]
    * [renew-after] [ready-timeout] [debug] [loading] [allow] ...>`. src, when
    * given, must be a same-origin path under the kit's frame endpoint.
+   * renew-after (data-embedkit-renew-after on an iframe) is for the fallback
+   * renewal only, on a platform that does not renew sessions in place: the
+   * ms after the frame's load started (the earliest its session can have
+   * been exchanged) at which the kit loads it again with a new session;
+   * default 23 h minus 5 min, at least 5 min. Where the platform sends
+   * `session-expiring` or `session-expired`, the kit renews in place on
+   * them and the frame keeps its document.
    */
   export interface FrameElement extends HTMLElement, FrameMethods, FrameStatus {
     readonly frame: Frame;
@@ -341,6 +397,8 @@ declare namespace embedkit {
     "embedkit:drilldown": CustomEvent<FrameEvent<"drilldown">>;
     "embedkit:ai-query": CustomEvent<FrameEvent<"ai-query">>;
     "embedkit:error": CustomEvent<FrameEvent<"error">>;
+    "embedkit:session-expiring": CustomEvent<FrameEvent<"session-expiring">>;
+    "embedkit:session-expired": CustomEvent<FrameEvent<"session-expired">>;
     "embedkit:session-renewed": CustomEvent<FrameEvent<"session-renewed">>;
     "embedkit:session-ended": CustomEvent<FrameEvent<"session-ended">>;
     "embedkit:renew-failed": CustomEvent<FrameEvent<"renew-failed">>;
@@ -372,6 +430,20 @@ declare namespace embedkit {
    * `<embedkit-frame>`) does it for that frame.
    */
   export function debug(on: boolean): void;
+  /**
+   * Tells every tab of this origin that the viewer has logged out, for a
+   * page that does not submit a form marked `data-embedkit-logout` (a
+   * single-page app that logs out by fetch). The frames of this tab and of
+   * the others end at once: state `ended`, `session-ended` with
+   * `{reason: "logout"}`, the frame's page replaced by about:blank, no
+   * request or timer left. The message, on a BroadcastChannel named
+   * "embedkit" (and a localStorage fallback), carries no session id or
+   * subject, and never reaches another origin. Call it when logout starts:
+   * if the logout request then fails, the frames stay ended (fail closed)
+   * until the page is reloaded. Works before configure(); does nothing
+   * without a DOM.
+   */
+  export function signedOut(): void;
   /** `cube:action:set-locale` to every managed frame, and to frames added later. */
   export function setLocale(locale: string): Promise<void>;
   /** `cube:action:set-timezone` (an optional extra) to every managed frame, and to frames added later. */

@@ -106,14 +106,18 @@ func renderHostScript(s HostSettings) *staticFile {
 // target="sales"> builds the iframe (src Config.Paths.Frame + target) and
 // offers the handle's methods itself.
 //
-// The script keeps a frame's session alive without any undocumented
-// message: it loads the frame again through its frame endpoint (which
-// mints) 22 hours after the frame's ready event, after a fatal error event
-// other than a render failure, and on reload(), first asking the endpoint
-// with HEAD whether the viewer is still signed in (401: session-ended).
-// Other failures are retried with capped, jittered backoff, one renewal
-// per frame at a time; a frame whose src is the platform's own URL is
-// renewed through SessionHandler instead. data-embedkit-fit sizes a frame
+// The script keeps a frame's session alive with the documented messages
+// only. Where the platform sends cube:event:session-expiring or
+// -expired, it renews in place: a new session from SessionHandler, posted
+// to the frame as cube:action:set-session, so the frame keeps its
+// document. Elsewhere it loads the frame again through its frame endpoint
+// (which mints) 23 hours minus 5 minutes after the frame's load started;
+// also after a fatal error event other than a render failure, and on
+// reload(), first asking the endpoint with HEAD whether the viewer is
+// still signed in (401: session-ended). Other failures are retried with
+// capped, jittered backoff, one renewal per frame at a time; a frame
+// whose src is the platform's own URL is loaded again through
+// SessionHandler instead. data-embedkit-fit sizes a frame
 // to its box or the window. HostScriptTypes serves its TypeScript
 // declarations.
 //

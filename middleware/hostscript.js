@@ -26,6 +26,7 @@
     setLocale: () => setLocale,
     setTheme: () => setTheme,
     setTimezone: () => setTimezone,
+    signedOut: () => signedOut,
     version: () => version
   });
 
@@ -43,14 +44,8 @@
     "^/embed/d/[1-9][0-9]{0,18}/dashboard/[A-Za-z0-9_~-][A-Za-z0-9._~-]{0,127}$"
   ];
 
-  // hostpage/src/index.js
+  // hostpage/src/envelope.js
   var SOURCE = "cube-embed";
-  var ORIGIN_RULE = /^https?:\/\/[^/?#@\s]+$/;
-  var ORIGIN = null;
-  var SESSION_URL = "/embed/session";
-  var FRAME_PREFIX = "/embed/frame/";
-  var KIT_VERSION = null;
-  var started = false;
   var EVENTS = {
     "cube:event:ready": "ready",
     "cube:event:view": "view",
@@ -59,7 +54,11 @@
     "cube:event:download": "download",
     "cube:event:drilldown": "drilldown",
     "cube:event:ai-query": "ai-query",
-    "cube:event:error": "error"
+    "cube:event:error": "error",
+    // Session renewal in place: their payloads are not documented, and the
+    // kit reads nothing from them.
+    "cube:event:session-expiring": "session-expiring",
+    "cube:event:session-expired": "session-expired"
   };
   var KIT_EVENTS = ["session-renewed", "session-ended", "renew-failed", "load-failed", "version-mismatch"];
   var NAMES = /* @__PURE__ */ Object.create(null);
@@ -70,88 +69,25 @@
     NAMES[name] = true;
   });
   NAMES["*"] = true;
-  var RENEW_AFTER_MS = 22 * 60 * 60 * 1e3;
-  var MIN_RENEW_AFTER_MS = 5 * 60 * 1e3;
-  var REQUEST_TIMEOUT_MS = 1e4;
-  var READY_TIMEOUT_MS = 3e4;
-  var MIN_READY_TIMEOUT_MS = 5e3;
-  var BACKOFF_FIRST_MS = 1e3;
-  var BACKOFF_MAX_MS = 6e4;
-  var MIN_ATTEMPT_GAP_MS = 1e3;
-  var MAX_FAILURES = 5;
-  var STABLE_MS = 3e4;
-  var DEFAULT_MIN_HEIGHT = 320;
-  var MEMBER = new RegExp(MEMBER_RULE);
-  var LOCALE = /^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$/;
-  var PRIVATE_LOCALE = /^[xX](?:-[A-Za-z0-9]{1,8})+$/;
-  var GRANDFATHERED = /^(?:en-GB-oed|i-(?:ami|bnn|default|enochian|hak|klingon|lux|mingo|navajo|pwn|tao|tay|tsu)|sgn-(?:BE-FR|BE-NL|CH-DE)|art-lojban|cel-gaulish|no-bok|no-nyn|zh-(?:guoyu|hakka|min|min-nan|xiang))$/i;
-  var TIMEZONE = /^[A-Z][A-Za-z0-9_+-]*(?:\/[A-Z][A-Za-z0-9_+-]*)*$/;
-  var NAVIGATE_PATHS = NAVIGATE_PATH_RULES.map(function(r) {
-    return new RegExp(r);
-  });
-  var TARGET = /^[A-Za-z0-9_~-][A-Za-z0-9._~-]*(?:\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*$/;
   var hasOwn = Object.prototype.hasOwnProperty;
-  var states = /* @__PURE__ */ new WeakMap();
-  var handles = /* @__PURE__ */ new WeakMap();
-  var hosts = /* @__PURE__ */ new WeakMap();
-  var managed = [];
-  var page = newSettings();
-  var debugAll = false;
-  function noop() {
+  function refusal(event, msg) {
+    if (event.origin !== config.origin) return "wrong origin";
+    if (!msg || typeof msg !== "object" || msg.source !== SOURCE) return "wrong source";
+    if (msg.direction !== void 0 && msg.direction !== "event") return "wrong direction";
+    if (typeof msg.type !== "string" || !hasOwn.call(EVENTS, msg.type)) return "unknown type";
+    return "";
   }
-  function report(err) {
-    if (typeof window.reportError === "function") {
-      window.reportError(err);
-    } else {
-      setTimeout(function() {
-        throw err;
-      }, 0);
-    }
-  }
-  function describe(value) {
-    if (typeof value === "string") {
-      return JSON.stringify(value.length > 40 ? value.slice(0, 40) + "…" : value);
-    }
-    if (value === null || value === void 0 || typeof value === "number" || typeof value === "boolean") {
-      return String(value);
-    }
-    if (Array.isArray(value)) return "an array";
-    return typeof value === "object" ? "an object" : "a " + typeof value;
-  }
-  function argError(call, arg, rule, value) {
-    return new TypeError("embedkit: " + call + ": " + arg + " must be " + rule + ", got " + describe(value));
-  }
-  function connected(el) {
-    return el.isConnected !== false;
-  }
-  function absolute(url) {
-    try {
-      return new URL(url, document.baseURI);
-    } catch (e) {
-      return null;
-    }
-  }
-  function newSettings() {
-    return { order: [], values: /* @__PURE__ */ Object.create(null) };
-  }
-  function remember(settings, key, type, payload, value) {
-    if (!(key in settings.values)) settings.order.push(key);
-    settings.values[key] = { type, payload, value };
-  }
-  function deferred() {
-    var d = { settled: false };
-    d.promise = new Promise(function(resolve, reject) {
-      d.resolve = function(v) {
-        d.settled = true;
-        resolve(v);
-      };
-      d.reject = function(e) {
-        d.settled = true;
-        reject(e);
-      };
-    });
-    d.promise.catch(noop);
-    return d;
+  function post(st, type, payload) {
+    var win = st.el.contentWindow;
+    if (!win) return false;
+    win.postMessage({
+      source: SOURCE,
+      direction: "action",
+      type,
+      payload,
+      timestamp: Date.now()
+    }, config.origin);
+    return true;
   }
   function frozen(v, depth) {
     depth = depth || 0;
@@ -170,672 +106,29 @@
     }
     return Object.freeze(out);
   }
-  var STATES = { loading: true, ready: true, renewing: true, ended: true, failed: true };
-  function setState(st, state) {
-    if (!STATES[state]) throw new Error("embedkit: internal: state " + state);
-    st.state = state;
-    setAttr(st.el, "data-embedkit-state", state);
-    setAttr(st.el, "aria-busy", state === "loading" || state === "renewing" ? "true" : null);
-  }
-  function freshReady(st) {
-    if (!st.readyD || st.readyD.settled) st.readyD = deferred();
-  }
-  function kitError(name, reason, status, message) {
-    var err = new Error("embedkit: " + message);
-    err.name = name;
-    err.reason = reason;
-    if (status !== void 0) err.status = status;
-    return err;
-  }
-  function frameError(reason, status, message) {
-    return kitError("EmbedkitFrameError", reason, status, message);
-  }
-  function rejectReloads(r, reason, status, message) {
-    var err = kitError("EmbedkitReloadError", reason, status, message);
-    r.waiters.forEach(function(w) {
-      w.reject(err);
-    });
-  }
-  function settleFailure(st, err) {
-    freshReady(st);
-    st.readyD.reject(err);
-    var queue = st.queue.splice(0);
-    var waits = st.waits.splice(0);
-    queue.forEach(function(q) {
-      q.d.reject(err);
-    });
-    waits.forEach(function(w) {
-      w.d.reject(err);
-    });
-    st.failure = err;
-  }
-  function label(st) {
-    return describe(st.el.getAttribute("data-embedkit-target") || st.el.getAttribute("id") || "unnamed");
-  }
-  function manage(el) {
-    var st = states.get(el);
-    if (st) return st;
-    st = {
-      el,
-      listeners: /* @__PURE__ */ Object.create(null),
-      settings: newSettings(),
-      surface: null,
-      renewTimer: 0,
-      renewDue: 0,
-      remint: null,
-      lastAttemptAt: -Infinity,
-      lastRenewal: null,
-      ended: false,
-      state: "loading",
-      readyD: null,
-      readyEv: null,
-      view: null,
-      queue: [],
-      // actions sent before ready: {key, type, payload, kind, arg, d}
-      waits: [],
-      // posted navigate and refresh actions waiting for their event
-      failure: null,
-      firstTimer: 0,
-      probe: null
-      // the first load's HEAD probe: its cancel function
-    };
-    page.order.forEach(function(key) {
-      var v = page.values[key];
-      remember(st.settings, key, v.type, v.payload, v.value);
-    });
-    st.handle = new Frame(st);
-    states.set(el, st);
-    handles.set(st.handle, st);
-    freshReady(st);
-    setState(st, "loading");
-    armFirstLoad(st);
-    size(el);
-    return st;
-  }
-  function scan() {
-    var found = document.querySelectorAll("iframe[data-embedkit]");
-    var list = [];
-    for (var i = 0; i < found.length; i++) {
-      var st = manage(found[i]);
-      if (managed.indexOf(st) < 0) size(st.el);
-      list.push(st);
+
+  // hostpage/src/actions.js
+  function describe(value) {
+    if (typeof value === "string") {
+      return JSON.stringify(value.length > 40 ? value.slice(0, 40) + "…" : value);
     }
-    managed = list;
-    return list;
-  }
-  function stateOfWindow(win) {
-    if (!win) return null;
-    for (var pass = 0; pass < 2; pass++) {
-      var list = pass === 0 ? managed : scan();
-      for (var i = 0; i < list.length; i++) {
-        if (list[i].el.contentWindow === win) return list[i];
-      }
+    if (value === null || value === void 0 || typeof value === "number" || typeof value === "boolean") {
+      return String(value);
     }
-    return null;
+    if (Array.isArray(value)) return "an array";
+    return typeof value === "object" ? "an object" : "a " + typeof value;
   }
-  function post(st, type, payload) {
-    var win = st.el.contentWindow;
-    if (!win) return false;
-    win.postMessage({
-      source: SOURCE,
-      direction: "action",
-      type,
-      payload,
-      timestamp: Date.now()
-    }, ORIGIN);
-    return true;
+  function argError(call, arg, rule, value) {
+    return new TypeError("embedkit: " + call + ": " + arg + " must be " + rule + ", got " + describe(value));
   }
-  function act(st, a) {
-    if (a.key) remember(st.settings, a.key, a.type, a.payload, a.value);
-    var d = deferred();
-    if (st.state === "ended" || st.state === "failed") {
-      d.reject(st.failure || frameError(st.state, void 0, "the frame has " + st.state));
-    } else if (st.state === "ready") {
-      deliver(st, a, d);
-    } else {
-      st.queue.push({ a, d });
-    }
-    return d.promise;
-  }
-  function deliver(st, a, d) {
-    if (!post(st, a.type, a.payload)) {
-      d.reject(frameError("unavailable", void 0, "the frame has no window to post to"));
-      return;
-    }
-    if (a.kind === "navigate" || a.kind === "refresh") {
-      st.waits.push({ kind: a.kind, path: a.path, d });
-    } else {
-      d.resolve();
-    }
-  }
-  function flush(st) {
-    st.queue.splice(0).forEach(function(q) {
-      if (q.a.key) q.d.resolve();
-      else deliver(st, q.a, q.d);
-    });
-  }
-  function settleWaits(st, name, payload, ev) {
-    if (!st.waits.length) return;
-    st.waits = st.waits.filter(function(w) {
-      var done = w.kind === "refresh" && name === "dashboard-loaded" || w.kind === "navigate" && (name === "view" || name === "navigate") && typeof payload.path === "string" && samePath(payload.path, w.path);
-      if (done) w.d.resolve(ev);
-      return !done;
-    });
-  }
-  function samePath(got, want) {
-    var i = got.search(/[?#]/);
-    return (i < 0 ? got : got.slice(0, i)) === want;
-  }
-  function replay(st) {
-    st.settings.order.forEach(function(key) {
-      var v = st.settings.values[key];
-      post(st, v.type, v.payload);
-    });
-  }
-  function emit(st, name, type, payload, surface, timestamp) {
-    var ev = Object.freeze({ name, type, payload, surface, timestamp });
-    [name, "*"].forEach(function(key) {
-      var list = st.listeners[key];
-      if (!list) return;
-      list.slice().forEach(function(fn) {
-        try {
-          fn.call(st.handle, ev);
-        } catch (err) {
-          report(err);
-        }
-      });
-    });
-    if (typeof CustomEvent === "function") {
-      st.el.dispatchEvent(new CustomEvent("embedkit:" + name, { bubbles: true, composed: true, detail: ev }));
-    }
-    return ev;
-  }
-  function trace(st, accepted, reason, event, msg) {
-    if (!debugAll && !(st && st.el.hasAttribute("data-embedkit-debug"))) return;
-    var type = msg && typeof msg === "object" && typeof msg.type === "string" ? describe(msg.type) : "without a type";
-    var where = st ? "frame " + label(st) : "no managed frame";
-    log("debug", (accepted ? "message accepted: " : "message dropped (" + reason + "): ") + type + " from " + describe(String(event.origin)) + ", " + where);
-  }
-  function emitKit(st, name, payload) {
-    return emit(st, name, "embedkit:" + name, frozen(payload), st.surface, Date.now());
-  }
-  function refusal(event, msg) {
-    if (event.origin !== ORIGIN) return "wrong origin";
-    if (!msg || typeof msg !== "object" || msg.source !== SOURCE) return "wrong source";
-    if (msg.direction !== void 0 && msg.direction !== "event") return "wrong direction";
-    if (typeof msg.type !== "string" || !hasOwn.call(EVENTS, msg.type)) return "unknown type";
-    return "";
-  }
-  function debugging() {
-    return debugAll || managed.some(function(m) {
-      return m.el.hasAttribute("data-embedkit-debug");
-    });
-  }
-  function onMessage(event) {
-    var msg = event.data;
-    var reason = refusal(event, msg);
-    var st = reason && !debugging() ? null : stateOfWindow(event.source);
-    if (!reason && !st) reason = "unmanaged frame";
-    trace(st, !reason, reason, event, msg);
-    if (reason) return;
-    var payload = frozen(msg.payload && typeof msg.payload === "object" && !Array.isArray(msg.payload) ? msg.payload : {});
-    if (typeof msg.surface === "string") st.surface = msg.surface;
-    var name = EVENTS[msg.type];
-    var fatal = name === "error" && payload.fatal === true;
-    var ev = emit(
-      st,
-      name,
-      msg.type,
-      payload,
-      typeof msg.surface === "string" ? msg.surface : null,
-      typeof msg.timestamp === "number" ? msg.timestamp : Date.now()
-    );
-    if (name === "view") st.view = ev.payload;
-    if (name === "ready") {
-      onReady(st, ev);
-    } else if (fatal) {
-      onFatal(st, payload);
-    }
-    settleWaits(st, name, payload, ev);
-  }
-  function onReady(st, ev) {
-    st.ended = false;
-    clearTimeout(st.firstTimer);
-    st.firstTimer = 0;
-    st.failure = null;
-    st.readyEv = ev;
-    setState(st, "ready");
-    freshReady(st);
-    st.readyD.resolve(ev);
-    var r = st.remint;
-    if (r) {
-      finish(st, r);
-      if (r.phase === "load") {
-        st.lastRenewal = { at: Date.now(), attempt: r.attempt, failures: r.failures, hard: r.hard };
-        emitKit(st, "session-renewed", { reason: r.reason });
-      }
-      r.waiters.forEach(function(w) {
-        w.resolve(ev);
-      });
-    }
-    armRenewal(st);
-    replay(st);
-    flush(st);
-    notifyVersion(st);
-  }
-  function onFatal(st, payload) {
-    var r = st.remint;
-    if (payload.context === "embed-render") {
-      if (r && r.phase === "load") giveUp(st, void 0, "the embed could not render its content");
-      return;
-    }
-    if (r) {
-      if (r.phase === "load") fail(st, "hard", void 0, "the reloaded embed reported a fatal error");
-      return;
-    }
-    if (st.ended) return;
-    start(st, "error", null);
-  }
-  function log(level, message) {
-    if (typeof console !== "undefined" && typeof console[level] === "function") console[level]("embedkit: " + message);
-  }
-  var mismatch = null;
-  function checkKitVersion(kitVersion, st) {
-    if (typeof kitVersion !== "string" || kitVersion === "" || kitVersion === version) return;
-    if (!mismatch || mismatch.kitVersion !== kitVersion) {
-      mismatch = { packageVersion: version, kitVersion: kitVersion.slice(0, 64) };
-      log("warn", "this page uses @embedkit/host " + version + " but the kit serves host script " + mismatch.kitVersion + "; install the package from the kit's own version");
-    }
-    (st ? [st] : managed).forEach(notifyVersion);
-  }
-  function notifyVersion(st) {
-    if (!mismatch || st.versionNotified === mismatch.kitVersion) return;
-    st.versionNotified = mismatch.kitVersion;
-    emitKit(st, "version-mismatch", { packageVersion: mismatch.packageVersion, kitVersion: mismatch.kitVersion });
-  }
-  function readyTimeout(el) {
-    var v = parseInt(el.getAttribute("data-embedkit-ready-timeout"), 10);
-    return isNaN(v) ? READY_TIMEOUT_MS : Math.max(MIN_READY_TIMEOUT_MS, v);
-  }
-  function armFirstLoad(st) {
-    if (!st.el.getAttribute("src")) return;
-    st.firstTimer = setTimeout(function() {
-      st.firstTimer = 0;
-      firstLoadTimeout(st);
-    }, readyTimeout(st.el));
-  }
-  function firstLoadTimeout(st) {
-    if (st.state !== "loading" || st.remint) return;
-    var waited = "the embed did not report ready within " + readyTimeout(st.el) / 1e3 + " s";
-    var src = st.el.getAttribute("src");
-    var url = src ? absolute(src) : null;
-    if (!url || url.origin !== location.origin) {
-      loadFailed(st, "never-ready", void 0, waited);
-      return;
-    }
-    var live = function() {
-      return st.state === "loading" && !st.remint && states.get(st.el) === st;
-    };
-    st.probe = timedFetch(url.href, headInit(), function(res) {
-      st.probe = null;
-      if (!live()) return;
-      checkKitVersion(header(res, "Embedkit-Version"), st);
-      var status = res.status;
-      var said = waited + "; the frame endpoint answered " + (res.type === "opaqueredirect" ? "a redirect" : status);
-      switch (classify(res)) {
-        case "signed-out":
-          loadFailed(st, "signed-out", 401, said);
-          break;
-        case "refused-origin":
-          loadFailed(st, "refused-origin", 403, said);
-          break;
-        case "unavailable":
-          loadFailed(st, "unavailable", status, said);
-          break;
-        case "rejected":
-          loadFailed(st, "rejected", status, said);
-          break;
-        default:
-          loadFailed(st, "never-ready", void 0, said + ", so the embed itself was blocked or failed (a Content-Security-Policy or X-Frame-Options, for example)");
-      }
-    }, function() {
-      st.probe = null;
-      if (live()) loadFailed(st, "unavailable", void 0, waited + ", and the frame endpoint could not be reached");
-    }, function(cancel) {
-      st.probe = null;
-      cancel();
-      if (live()) loadFailed(st, "unavailable", void 0, waited + ", and the frame endpoint did not answer");
-    });
-  }
-  function loadFailed(st, reason, status, message) {
-    var p = { reason };
-    if (status !== void 0) p.status = status;
-    p.message = message;
-    if (reason === "signed-out") {
-      st.ended = true;
-      setState(st, "ended");
-    } else {
-      setState(st, "failed");
-    }
-    log("warn", "frame " + label(st) + " did not load (" + reason + "): " + message);
-    emitKit(st, "load-failed", p);
-    if (reason === "signed-out") emitKit(st, "session-ended", { status: 401 });
-    settleFailure(st, frameError(reason, status, message));
-  }
-  function renewAfter(el) {
-    var v = parseInt(el.getAttribute("data-embedkit-renew-after"), 10);
-    return isNaN(v) ? RENEW_AFTER_MS : Math.max(MIN_RENEW_AFTER_MS, v);
-  }
-  function armRenewal(st) {
-    clearTimeout(st.renewTimer);
-    var ms = renewAfter(st.el);
-    st.renewDue = Date.now() + ms;
-    st.renewTimer = setTimeout(function() {
-      st.renewTimer = 0;
-      checkDue(st);
-    }, ms);
-  }
-  function checkDue(st) {
-    if (!st.renewDue || st.remint || st.ended) return;
-    var left = st.renewDue - Date.now();
-    if (left > 0) {
-      if (!st.renewTimer) {
-        st.renewTimer = setTimeout(function() {
-          st.renewTimer = 0;
-          checkDue(st);
-        }, left);
-      }
-      return;
-    }
-    st.renewDue = 0;
-    if (connected(st.el)) start(st, "expiring", null);
-  }
-  function backoff(failures) {
-    var base = Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * Math.pow(2, failures - 1));
-    return Math.max(BACKOFF_FIRST_MS, Math.round(base * (1 - 0.2 * Math.random())));
-  }
-  function start(st, reason, waiter) {
-    var r = st.remint;
-    if (!r) {
-      clearTimeout(st.renewTimer);
-      st.renewTimer = 0;
-      st.renewDue = 0;
-      st.ended = false;
-      r = st.remint = {
-        reason,
-        phase: "wait",
-        attempt: 0,
-        failures: 0,
-        hard: 0,
-        due: 0,
-        timer: 0,
-        readyTimer: 0,
-        cancel: null,
-        waiters: []
-      };
-      clearTimeout(st.firstTimer);
-      st.firstTimer = 0;
-      st.failure = null;
-      setState(st, "renewing");
-      freshReady(st);
-      if (waiter) r.waiters.push(waiter);
-      var last = st.lastRenewal;
-      if (reason === "error" && last && Date.now() - last.at < STABLE_MS) {
-        r.attempt = last.attempt;
-        r.failures = last.failures;
-        r.hard = last.hard;
-        fail(st, "hard", void 0, "the embed failed again right after its renewal");
-      } else {
-        attempt(st);
-      }
-      return;
-    }
-    if (waiter) r.waiters.push(waiter);
-    if (reason === "reload") runSoon(st);
-  }
-  function runSoon(st) {
-    var r = st.remint;
-    if (!r || r.phase !== "wait") return;
-    var wait = st.lastAttemptAt + MIN_ATTEMPT_GAP_MS - Date.now();
-    if (wait > 0 && r.due <= Date.now() + wait) return;
-    clearTimeout(r.timer);
-    r.timer = 0;
-    attempt(st);
-  }
-  function retryIn(st, r, delay) {
-    r.due = Date.now() + delay;
-    r.timer = setTimeout(function() {
-      r.timer = 0;
-      attempt(st);
-    }, delay);
-  }
-  function attempt(st) {
-    var r = st.remint;
-    if (!r || r.phase !== "wait") return;
-    var wait = st.lastAttemptAt + MIN_ATTEMPT_GAP_MS - Date.now();
-    if (wait > 0) {
-      retryIn(st, r, wait);
-      return;
-    }
-    if (!connected(st.el)) {
-      giveUp(st, void 0, "the frame is no longer in the page");
-      return;
-    }
-    r.attempt++;
-    r.phase = "request";
-    st.lastAttemptAt = Date.now();
-    var src = st.el.getAttribute("src");
-    var url = src ? absolute(src) : null;
-    if (url && url.origin === location.origin) {
-      probe(st, r, src, url.href);
-    } else {
-      viaSessionEndpoint(st, r);
-    }
-  }
-  function timedFetch(url, init, answered, failed, late) {
-    var ctl = typeof AbortController === "function" ? new AbortController() : null;
-    if (ctl) init.signal = ctl.signal;
-    var timer = setTimeout(function() {
-      late(cancel);
-    }, REQUEST_TIMEOUT_MS);
-    function cancel() {
-      clearTimeout(timer);
-      if (ctl) ctl.abort();
-    }
-    var p;
-    try {
-      p = fetch(url, init);
-    } catch (err) {
-      p = Promise.reject(err);
-    }
-    p.then(function(res) {
-      clearTimeout(timer);
-      answered(res);
-    }, function() {
-      clearTimeout(timer);
-      failed();
-    });
-    return cancel;
-  }
-  function headInit() {
-    return { method: "HEAD", credentials: "same-origin", redirect: "manual", cache: "no-store" };
-  }
-  function request(st, r, what, url, init, done) {
-    var n = r.attempt;
-    var live = function() {
-      return st.remint === r && r.attempt === n && r.phase === "request";
-    };
-    r.cancel = timedFetch(url, init, function(res) {
-      if (!live()) return;
-      r.cancel = null;
-      done(res, live);
-    }, function() {
-      if (!live()) return;
-      r.cancel = null;
-      fail(st, "network", void 0, "network error reaching " + what);
-    }, function(cancel) {
-      if (!live()) return;
-      r.cancel = null;
-      cancel();
-      fail(st, "network", void 0, what + " did not answer within " + REQUEST_TIMEOUT_MS / 1e3 + " s");
-    });
-  }
-  function classify(res) {
-    var status = res.status;
-    if (res.type === "opaqueredirect" || status === 401) return "signed-out";
-    if (status >= 200 && status < 300) return "ok";
-    if (status === 403) return "refused-origin";
-    if (status >= 500 || status === 408 || status === 429) return "unavailable";
-    if (status >= 400) return "rejected";
-    return "unexpected";
-  }
-  function judge(st, res, what) {
-    var status = res.status;
-    var message = what + " answered " + status;
-    switch (classify(res)) {
-      case "ok":
-        return false;
-      case "signed-out":
-        ended(st);
-        break;
-      case "unavailable":
-        fail(st, "hard", status, message, retryAfter(res));
-        break;
-      case "refused-origin":
-      case "rejected":
-        giveUp(st, status, message);
-        break;
-      default:
-        fail(st, "hard", status, message);
-    }
-    return true;
-  }
-  function header(res, name) {
-    return res.headers && typeof res.headers.get === "function" ? res.headers.get(name) : null;
-  }
-  function retryAfter(res) {
-    var v = header(res, "Retry-After");
-    var s = v && /^\d+$/.test(v) ? parseInt(v, 10) * 1e3 : 0;
-    return Math.min(BACKOFF_MAX_MS, s);
-  }
-  function probe(st, r, src, url) {
-    request(st, r, "the frame endpoint", url, headInit(), function(res) {
-      checkKitVersion(header(res, "Embedkit-Version"), st);
-      if (judge(st, res, "the frame endpoint")) return;
-      load(st, r, function() {
-        st.el.setAttribute("src", src);
-      });
-    });
-  }
-  function viaSessionEndpoint(st, r) {
-    var target = st.el.getAttribute("data-embedkit-target");
-    if (!target) {
-      giveUp(st, void 0, "the frame has no data-embedkit-target to renew");
-      return;
-    }
-    var endpoint = st.el.getAttribute("data-embedkit-session-url") || SESSION_URL;
-    var eu = absolute(endpoint);
-    if (!/^\/(?!\/)/.test(endpoint) || !eu || eu.origin !== location.origin) {
-      giveUp(st, void 0, "data-embedkit-session-url must be a same-origin path");
-      return;
-    }
-    request(st, r, "the session endpoint", endpoint, {
-      method: "POST",
-      credentials: "same-origin",
-      redirect: "manual",
-      cache: "no-store",
-      headers: { "Content-Type": "application/json", "Accept": "application/json" },
-      body: JSON.stringify({ target })
-    }, function(res, live) {
-      if (judge(st, res, "the session endpoint")) return;
-      var unusable = function() {
-        if (live()) fail(st, "hard", res.status, "the session endpoint answered no usable URL");
-      };
-      Promise.resolve().then(function() {
-        return res.json();
-      }).then(function(body) {
-        if (!live()) return;
-        var u = body && typeof body.url === "string" ? absolute(body.url) : null;
-        if (!u || u.origin !== ORIGIN) {
-          unusable();
-          return;
-        }
-        load(st, r, function() {
-          st.el.setAttribute("src", u.href);
-        });
-      }, unusable);
-    });
-  }
-  function load(st, r, navigate) {
-    r.phase = "load";
-    r.readyTimer = setTimeout(function() {
-      r.readyTimer = 0;
-      if (st.remint !== r || r.phase !== "load") return;
-      var offline = typeof navigator !== "undefined" && navigator.onLine === false;
-      fail(st, offline ? "network" : "hard", void 0, "the embed was not ready within " + READY_TIMEOUT_MS / 1e3 + " s");
-    }, READY_TIMEOUT_MS);
-    navigate();
-  }
-  function finish(st, r) {
-    clearTimeout(r.timer);
-    clearTimeout(r.readyTimer);
-    if (r.cancel) r.cancel();
-    r.timer = r.readyTimer = 0;
-    r.cancel = null;
-    if (st.remint === r) st.remint = null;
-  }
-  function fail(st, kind, status, message, minDelay) {
-    var r = st.remint;
-    clearTimeout(r.readyTimer);
-    r.readyTimer = 0;
-    if (r.cancel) r.cancel();
-    r.cancel = null;
-    r.failures++;
-    if (kind !== "network") r.hard++;
-    if (r.hard >= MAX_FAILURES) {
-      giveUp(st, status, message);
-      return;
-    }
-    var delay = Math.max(backoff(r.failures), minDelay || 0);
-    r.phase = "wait";
-    retryIn(st, r, delay);
-    emitKit(st, "renew-failed", failure(status, message, r.attempt, delay));
-  }
-  function failure(status, message, n, retryInMs) {
-    var p = {};
-    if (status !== void 0) p.status = status;
-    p.message = message;
-    p.attempt = n;
-    p.retryInMs = retryInMs;
-    return p;
-  }
-  function giveUp(st, status, message) {
-    var r = st.remint;
-    finish(st, r);
-    emitKit(st, "renew-failed", failure(status, message, r.attempt, null));
-    rejectReloads(r, "renew-failed", status, "the frame could not be renewed: " + message);
-    setState(st, "failed");
-    settleFailure(st, frameError("renew-failed", status, "the frame could not be renewed: " + message));
-  }
-  function ended(st) {
-    var r = st.remint;
-    finish(st, r);
-    st.ended = true;
-    emitKit(st, "session-ended", { status: 401 });
-    rejectReloads(r, "session-ended", 401, "the viewer is signed out");
-    setState(st, "ended");
-    settleFailure(st, frameError("session-ended", 401, "the viewer is signed out"));
-  }
-  function onOnline() {
-    scan().forEach(runSoon);
-  }
-  function onVisible() {
-    if (document.visibilityState !== "visible") return;
-    scan().forEach(function(st) {
-      checkDue(st);
-      runSoon(st);
-    });
-  }
+  var MEMBER = new RegExp(MEMBER_RULE);
+  var LOCALE = /^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$/;
+  var PRIVATE_LOCALE = /^[xX](?:-[A-Za-z0-9]{1,8})+$/;
+  var GRANDFATHERED = /^(?:en-GB-oed|i-(?:ami|bnn|default|enochian|hak|klingon|lux|mingo|navajo|pwn|tao|tay|tsu)|sgn-(?:BE-FR|BE-NL|CH-DE)|art-lojban|cel-gaulish|no-bok|no-nyn|zh-(?:guoyu|hakka|min|min-nan|xiang))$/i;
+  var TIMEZONE = /^[A-Z][A-Za-z0-9_+-]*(?:\/[A-Z][A-Za-z0-9_+-]*)*$/;
+  var NAVIGATE_PATHS = NAVIGATE_PATH_RULES.map(function(r) {
+    return new RegExp(r);
+  });
   function validLocale(locale) {
     if (typeof locale !== "string" || locale.length > LOCALE_MAX_LENGTH) return false;
     if (PRIVATE_LOCALE.test(locale) || GRANDFATHERED.test(locale)) return true;
@@ -969,6 +262,593 @@
     });
     return frozen(out);
   }
+
+  // hostpage/src/settings.js
+  var config = { origin: null, sessionURL: "/embed/session", framePrefix: "/embed/frame/", kitVersion: null };
+  var ORIGIN_RULE = /^https?:\/\/[^/?#@\s]+$/;
+  function checkPathSetting(name, value, prefix) {
+    if (typeof value !== "string" || !/^\/(?!\/)[^\u0000-\u0020\u007f\\?#]*$/.test(value) || prefix && value.charAt(value.length - 1) !== "/") {
+      throw argError(
+        "configure(settings)",
+        "settings." + name,
+        prefix ? 'a same-origin path ending in "/" such as "/embed/frame/"' : 'a same-origin path such as "/embed/session"',
+        value
+      );
+    }
+  }
+  function checkSettings(settings) {
+    if (!settings || typeof settings !== "object" || Array.isArray(settings)) {
+      throw argError("configure(settings)", "settings", 'an object such as {platformOrigin: "https://acme.example.com"}', settings);
+    }
+    var out = {
+      platformOrigin: settings.platformOrigin,
+      sessionURL: settings.sessionURL === void 0 ? "/embed/session" : settings.sessionURL,
+      framePrefix: settings.framePrefix === void 0 ? "/embed/frame/" : settings.framePrefix,
+      version: settings.version === void 0 ? null : settings.version
+    };
+    if (typeof out.platformOrigin !== "string" || !ORIGIN_RULE.test(out.platformOrigin)) {
+      throw argError("configure(settings)", "settings.platformOrigin", 'an origin such as "https://acme.example.com" (scheme and host, no path)', out.platformOrigin);
+    }
+    checkPathSetting("sessionURL", out.sessionURL, false);
+    checkPathSetting("framePrefix", out.framePrefix, true);
+    if (out.version !== null && (typeof out.version !== "string" || out.version.length > 64)) {
+      throw argError("configure(settings)", "settings.version", "the kit's host script version, a string", out.version);
+    }
+    return out;
+  }
+  function log(level, message) {
+    if (typeof console !== "undefined" && typeof console[level] === "function") console[level]("embedkit: " + message);
+  }
+
+  // hostpage/src/endpoints.js
+  var REQUEST_TIMEOUT_MS = 1e4;
+  function absolute(url) {
+    try {
+      return new URL(url, document.baseURI);
+    } catch (e) {
+      return null;
+    }
+  }
+  function timedFetch(url, init, answered, failed, late) {
+    var ctl = typeof AbortController === "function" ? new AbortController() : null;
+    if (ctl) init.signal = ctl.signal;
+    var timer = setTimeout(function() {
+      late(cancel);
+    }, REQUEST_TIMEOUT_MS);
+    function cancel() {
+      clearTimeout(timer);
+      if (ctl) ctl.abort();
+    }
+    var p;
+    try {
+      p = fetch(url, init);
+    } catch (err) {
+      p = Promise.reject(err);
+    }
+    p.then(function(res) {
+      clearTimeout(timer);
+      answered(res);
+    }, function() {
+      clearTimeout(timer);
+      failed();
+    });
+    return cancel;
+  }
+  function headInit() {
+    return { method: "HEAD", credentials: "same-origin", redirect: "manual", cache: "no-store" };
+  }
+  function classify(res) {
+    var status = res.status;
+    if (res.type === "opaqueredirect" || status === 401) return "signed-out";
+    if (status >= 200 && status < 300) return "ok";
+    if (status === 403) return "refused-origin";
+    if (status >= 500 || status === 408 || status === 429) return "unavailable";
+    if (status >= 400) return "rejected";
+    return "unexpected";
+  }
+  function header(res, name) {
+    return res.headers && typeof res.headers.get === "function" ? res.headers.get(name) : null;
+  }
+
+  // hostpage/src/tabs.js
+  var CHANNEL = "embedkit";
+  var STORAGE_KEY = "embedkit:signed-out";
+  var LOGOUT_ATTR = "data-embedkit-logout";
+  var KIND = "signed-out";
+  var channel = null;
+  var onSignedOut = null;
+  function signedOutMessage(data) {
+    if (!data || typeof data !== "object" || Object.prototype.toString.call(data) !== "[object Object]") return false;
+    var keys = Object.keys(data);
+    if (keys.length !== 2 || keys.indexOf("embedkit") < 0 || keys.indexOf("at") < 0) return false;
+    return data.embedkit === KIND && typeof data.at === "number" && isFinite(data.at) && data.at >= 0 && Math.floor(data.at) === data.at;
+  }
+  function announcement() {
+    return { embedkit: KIND, at: Date.now() };
+  }
+  function announce() {
+    var msg = announcement();
+    try {
+      if (channel) {
+        channel.postMessage(msg);
+      } else if (typeof BroadcastChannel === "function") {
+        var once = new BroadcastChannel(CHANNEL);
+        once.postMessage(msg);
+        once.close();
+      }
+    } catch (e) {
+    }
+    try {
+      var store = window.localStorage;
+      if (store) {
+        store.setItem(STORAGE_KEY, JSON.stringify(msg));
+        store.removeItem(STORAGE_KEY);
+      }
+    } catch (e) {
+    }
+  }
+  function signOutEverywhere() {
+    announce();
+    if (onSignedOut) onSignedOut();
+  }
+  function signedOut() {
+    if (typeof window !== "undefined" && typeof document !== "undefined") signOutEverywhere();
+  }
+  function endSignedOut() {
+    scan().forEach(function(st) {
+      var r = st.remint;
+      clearTimeout(st.renewTimer);
+      clearTimeout(st.firstTimer);
+      st.renewTimer = st.firstTimer = 0;
+      st.renewDue = 0;
+      if (st.probe) {
+        st.probe();
+        st.probe = null;
+      }
+      if (r) {
+        finish(st, r);
+        rejectReloads(r, "session-ended", void 0, "the viewer logged out");
+      }
+      blank(st.el);
+      if (st.state === "ended") return;
+      st.ended = true;
+      setState(st, "ended");
+      emitKit(st, "session-ended", { reason: "logout" });
+      settleFailure(st, frameError("session-ended", void 0, "the viewer logged out"));
+    });
+  }
+  function onChannel(event) {
+    if (signedOutMessage(event && event.data) && onSignedOut) onSignedOut();
+  }
+  function onStorage(event) {
+    if (!event || event.key !== STORAGE_KEY || typeof event.newValue !== "string") return;
+    var data;
+    try {
+      data = JSON.parse(event.newValue);
+    } catch (e) {
+      return;
+    }
+    if (signedOutMessage(data) && onSignedOut) onSignedOut();
+  }
+  function onSubmit(event) {
+    var form = event && event.target;
+    if (!form || form.nodeType !== 1 || form.localName !== "form" || !form.hasAttribute(LOGOUT_ATTR)) return;
+    if (event.defaultPrevented) return;
+    announce();
+    setTimeout(function() {
+      if (onSignedOut) onSignedOut();
+    }, 0);
+  }
+  function renewalSignedOut() {
+    signOutEverywhere();
+  }
+  function blank(el) {
+    var win = el.contentWindow;
+    try {
+      if (win) {
+        win.location.replace("about:blank");
+        return;
+      }
+    } catch (e) {
+    }
+    if (el.getAttribute("src") !== "about:blank") el.setAttribute("src", "about:blank");
+  }
+  function listen() {
+    if (onSignedOut) return;
+    onSignedOut = endSignedOut;
+    if (typeof BroadcastChannel === "function") {
+      try {
+        channel = new BroadcastChannel(CHANNEL);
+        channel.onmessage = onChannel;
+      } catch (e) {
+        channel = null;
+      }
+    }
+    window.addEventListener("storage", onStorage);
+    window.addEventListener("submit", onSubmit);
+  }
+
+  // hostpage/src/renewal.js
+  var TRUST_MS = 23 * 60 * 60 * 1e3;
+  var FALLBACK_MARGIN_MS = 5 * 60 * 1e3;
+  var RENEW_AFTER_MS = TRUST_MS - FALLBACK_MARGIN_MS;
+  var NEAR_END_MS = 15 * 60 * 1e3;
+  var SETTLE_MS = 5e3;
+  var RECENT_MS = 6e4;
+  var MAX_SESSION_ID = 1024;
+  var MIN_RENEW_AFTER_MS = 5 * 60 * 1e3;
+  var BACKOFF_FIRST_MS = 1e3;
+  var BACKOFF_MAX_MS = 6e4;
+  var MIN_ATTEMPT_GAP_MS = 1e3;
+  var MAX_FAILURES = 5;
+  var STABLE_MS = 3e4;
+  function renewAfter(el) {
+    var v = parseInt(el.getAttribute("data-embedkit-renew-after"), 10);
+    return isNaN(v) ? RENEW_AFTER_MS : Math.max(MIN_RENEW_AFTER_MS, v);
+  }
+  function armRenewal(st) {
+    clearTimeout(st.renewTimer);
+    st.renewDue = st.exchangeFloor + renewAfter(st.el);
+    st.renewTimer = setTimeout(function() {
+      st.renewTimer = 0;
+      checkDue(st);
+    }, Math.max(0, st.renewDue - Date.now()));
+  }
+  function checkDue(st) {
+    if (!st.renewDue || st.remint || st.ended) return;
+    var left = st.renewDue - Date.now();
+    if (left > 0) {
+      if (!st.renewTimer) {
+        st.renewTimer = setTimeout(function() {
+          st.renewTimer = 0;
+          checkDue(st);
+        }, left);
+      }
+      return;
+    }
+    st.renewDue = 0;
+    if (connected(st.el)) start(st, "expiring", null, registry.renewsInPlace && st.state === "ready");
+  }
+  function backoff(failures) {
+    var base = Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * Math.pow(2, failures - 1));
+    return Math.max(BACKOFF_FIRST_MS, Math.round(base * (1 - 0.2 * Math.random())));
+  }
+  function start(st, reason, waiter, inPlace) {
+    var r = st.remint;
+    if (!r) {
+      clearTimeout(st.renewTimer);
+      st.renewTimer = 0;
+      st.renewDue = 0;
+      st.ended = false;
+      r = st.remint = {
+        reason,
+        inPlace: Boolean(inPlace),
+        phase: "wait",
+        attempt: 0,
+        failures: 0,
+        hard: 0,
+        due: 0,
+        timer: 0,
+        readyTimer: 0,
+        settleTimer: 0,
+        cancel: null,
+        waiters: []
+      };
+      if (waiter) r.waiters.push(waiter);
+      if (r.inPlace) {
+        attempt(st);
+        return;
+      }
+      toReload(st);
+      var last = st.lastRenewal;
+      if (reason === "error" && last && Date.now() - last.at < STABLE_MS) {
+        r.attempt = last.attempt;
+        r.failures = last.failures;
+        r.hard = last.hard;
+        fail(st, "hard", void 0, "the embed failed again right after its renewal");
+      } else {
+        attempt(st);
+      }
+      return;
+    }
+    if (waiter) r.waiters.push(waiter);
+    if (reason === "reload") runSoon(st);
+  }
+  function toReload(st) {
+    clearTimeout(st.firstTimer);
+    st.firstTimer = 0;
+    st.failure = null;
+    setState(st, "renewing");
+    freshReady(st);
+  }
+  function runSoon(st) {
+    var r = st.remint;
+    if (!r || r.phase !== "wait") return;
+    var wait = st.lastAttemptAt + MIN_ATTEMPT_GAP_MS - Date.now();
+    if (wait > 0 && r.due <= Date.now() + wait) return;
+    clearTimeout(r.timer);
+    r.timer = 0;
+    attempt(st);
+  }
+  function retryIn(st, r, delay) {
+    r.due = Date.now() + delay;
+    r.timer = setTimeout(function() {
+      r.timer = 0;
+      attempt(st);
+    }, delay);
+  }
+  function attempt(st) {
+    var r = st.remint;
+    if (!r || r.phase !== "wait") return;
+    var wait = st.lastAttemptAt + MIN_ATTEMPT_GAP_MS - Date.now();
+    if (wait > 0) {
+      retryIn(st, r, wait);
+      return;
+    }
+    if (!connected(st.el)) {
+      giveUp(st, void 0, "the frame is no longer in the page");
+      return;
+    }
+    r.attempt++;
+    r.phase = "request";
+    st.lastAttemptAt = Date.now();
+    if (r.inPlace) {
+      var target = sessionTarget(st);
+      if (target) {
+        renewInPlace(st, r, target);
+        return;
+      }
+      r.inPlace = false;
+      toReload(st);
+    }
+    var src = st.el.getAttribute("src");
+    var url = src ? absolute(src) : null;
+    if (url && url.origin === location.origin) {
+      probe(st, r, src, url.href);
+    } else {
+      viaSessionEndpoint(st, r);
+    }
+  }
+  function request(st, r, what, url, init, done) {
+    var n = r.attempt;
+    var live = function() {
+      return st.remint === r && r.attempt === n && r.phase === "request";
+    };
+    r.cancel = timedFetch(url, init, function(res) {
+      if (!live()) return;
+      r.cancel = null;
+      done(res, live);
+    }, function() {
+      if (!live()) return;
+      r.cancel = null;
+      fail(st, "network", void 0, "network error reaching " + what);
+    }, function(cancel) {
+      if (!live()) return;
+      r.cancel = null;
+      cancel();
+      fail(st, "network", void 0, what + " did not answer within " + REQUEST_TIMEOUT_MS / 1e3 + " s");
+    });
+  }
+  function judge(st, res, what) {
+    var status = res.status;
+    var message = what + " answered " + status;
+    switch (classify(res)) {
+      case "ok":
+        return false;
+      case "signed-out":
+        ended(st);
+        break;
+      case "unavailable":
+        fail(st, "hard", status, message, retryAfter(res));
+        break;
+      case "refused-origin":
+      case "rejected":
+        giveUp(st, status, message);
+        break;
+      default:
+        fail(st, "hard", status, message);
+    }
+    return true;
+  }
+  function retryAfter(res) {
+    var v = header(res, "Retry-After");
+    var s = v && /^\d+$/.test(v) ? parseInt(v, 10) * 1e3 : 0;
+    return Math.min(BACKOFF_MAX_MS, s);
+  }
+  function probe(st, r, src, url) {
+    request(st, r, "the frame endpoint", url, headInit(), function(res) {
+      checkKitVersion(header(res, "Embedkit-Version"), st);
+      if (judge(st, res, "the frame endpoint")) return;
+      load(st, r, function() {
+        st.el.setAttribute("src", src);
+      });
+    });
+  }
+  function sessionTarget(st) {
+    var target = st.el.getAttribute("data-embedkit-target");
+    if (target) return target;
+    var src = st.el.getAttribute("src");
+    var u = src ? absolute(src) : null;
+    if (!u || u.origin !== location.origin || u.pathname.indexOf(config.framePrefix) !== 0) return "";
+    return u.pathname.slice(config.framePrefix.length);
+  }
+  function sessionRequest(st, r, target, use) {
+    var endpoint = st.el.getAttribute("data-embedkit-session-url") || config.sessionURL;
+    var eu = absolute(endpoint);
+    if (!/^\/(?!\/)/.test(endpoint) || !eu || eu.origin !== location.origin) {
+      giveUp(st, void 0, "data-embedkit-session-url must be a same-origin path");
+      return;
+    }
+    request(st, r, "the session endpoint", endpoint, {
+      method: "POST",
+      credentials: "same-origin",
+      redirect: "manual",
+      cache: "no-store",
+      headers: { "Content-Type": "application/json", "Accept": "application/json" },
+      body: JSON.stringify({ target })
+    }, function(res, live) {
+      if (judge(st, res, "the session endpoint")) return;
+      var unusable = function() {
+        if (live()) fail(st, "hard", res.status, "the session endpoint answered no usable session");
+      };
+      Promise.resolve().then(function() {
+        return res.json();
+      }).then(function(body) {
+        if (!live()) return;
+        if (!use(body)) unusable();
+      }, unusable);
+    });
+  }
+  function viaSessionEndpoint(st, r) {
+    var target = st.el.getAttribute("data-embedkit-target");
+    if (!target) {
+      giveUp(st, void 0, "the frame has no data-embedkit-target to renew");
+      return;
+    }
+    sessionRequest(st, r, target, function(body) {
+      var u = body && typeof body.url === "string" ? absolute(body.url) : null;
+      if (!u || u.origin !== config.origin) return false;
+      load(st, r, function() {
+        st.el.setAttribute("src", u.href);
+      });
+      return true;
+    });
+  }
+  function renewInPlace(st, r, target) {
+    sessionRequest(st, r, target, function(body) {
+      var id = body ? body.sessionId : null;
+      if (typeof id !== "string" || id === "" || id.length > MAX_SESSION_ID || /[\u0000-\u001f\u007f]/.test(id)) return false;
+      if (!post(st, "cube:action:set-session", { sessionId: id })) {
+        fail(st, "hard", void 0, "the frame has no window to post to");
+        return true;
+      }
+      st.exchangeFloor = Date.now();
+      r.phase = "settle";
+      r.settleTimer = setTimeout(function() {
+        r.settleTimer = 0;
+        if (st.remint === r && r.phase === "settle") renewedInPlace(st, r);
+      }, SETTLE_MS);
+      return true;
+    });
+  }
+  function renewedInPlace(st, r) {
+    finish(st, r);
+    st.lastRenewal = { at: Date.now(), attempt: r.attempt, failures: r.failures, hard: r.hard };
+    emitKit(st, "session-renewed", { reason: r.reason, inPlace: true });
+    r.waiters.forEach(function(w) {
+      w.resolve(st.readyEv);
+    });
+    armRenewal(st);
+  }
+  function refusedInPlace(st) {
+    var r = st.remint;
+    clearTimeout(r.settleTimer);
+    r.settleTimer = 0;
+    r.inPlace = false;
+    r.failures++;
+    r.hard++;
+    r.phase = "wait";
+    toReload(st);
+    var delay = Math.max(0, st.lastAttemptAt + MIN_ATTEMPT_GAP_MS - Date.now());
+    emitKit(st, "renew-failed", failure(
+      void 0,
+      "the embed reported an error after set-session; loading the frame again",
+      r.attempt,
+      delay
+    ));
+    attempt(st);
+  }
+  function onSessionEvent(st, name) {
+    registry.renewsInPlace = true;
+    if (st.ended) return;
+    if (st.remint) {
+      start(st, name, null, true);
+      return;
+    }
+    var last = st.lastRenewal;
+    if (st.state !== "ready" || last && Date.now() - last.at < RECENT_MS) return;
+    start(st, name === "session-expired" ? "expired" : "expiring", null, true);
+  }
+  function load(st, r, navigate) {
+    r.phase = "load";
+    r.readyTimer = setTimeout(function() {
+      r.readyTimer = 0;
+      if (st.remint !== r || r.phase !== "load") return;
+      var offline = typeof navigator !== "undefined" && navigator.onLine === false;
+      fail(st, offline ? "network" : "hard", void 0, "the embed was not ready within " + READY_TIMEOUT_MS / 1e3 + " s");
+    }, READY_TIMEOUT_MS);
+    st.exchangeFloor = Date.now();
+    navigate();
+  }
+  function finish(st, r) {
+    clearTimeout(r.timer);
+    clearTimeout(r.readyTimer);
+    clearTimeout(r.settleTimer);
+    if (r.cancel) r.cancel();
+    r.timer = r.readyTimer = r.settleTimer = 0;
+    r.cancel = null;
+    if (st.remint === r) st.remint = null;
+  }
+  function fail(st, kind, status, message, minDelay) {
+    var r = st.remint;
+    clearTimeout(r.readyTimer);
+    r.readyTimer = 0;
+    if (r.cancel) r.cancel();
+    r.cancel = null;
+    r.failures++;
+    if (kind !== "network") r.hard++;
+    if (r.hard >= MAX_FAILURES) {
+      giveUp(st, status, message);
+      return;
+    }
+    var delay = Math.max(backoff(r.failures), minDelay || 0);
+    r.phase = "wait";
+    retryIn(st, r, delay);
+    emitKit(st, "renew-failed", failure(status, message, r.attempt, delay));
+  }
+  function failure(status, message, n, retryInMs) {
+    var p = {};
+    if (status !== void 0) p.status = status;
+    p.message = message;
+    p.attempt = n;
+    p.retryInMs = retryInMs;
+    return p;
+  }
+  function giveUp(st, status, message) {
+    var r = st.remint;
+    finish(st, r);
+    emitKit(st, "renew-failed", failure(status, message, r.attempt, null));
+    rejectReloads(r, "renew-failed", status, "the frame could not be renewed: " + message);
+    setState(st, "failed");
+    settleFailure(st, frameError("renew-failed", status, "the frame could not be renewed: " + message));
+  }
+  function ended(st) {
+    var r = st.remint;
+    finish(st, r);
+    st.ended = true;
+    emitKit(st, "session-ended", { status: 401 });
+    rejectReloads(r, "session-ended", 401, "the viewer is signed out");
+    setState(st, "ended");
+    settleFailure(st, frameError("session-ended", 401, "the viewer is signed out"));
+    renewalSignedOut();
+  }
+  function onOnline() {
+    scan().forEach(runSoon);
+  }
+  function onVisible() {
+    if (document.visibilityState !== "visible") return;
+    scan().forEach(function(st) {
+      if (registry.renewsInPlace && !st.ended && (st.remint || st.state === "ready") && Date.now() >= st.exchangeFloor + TRUST_MS - NEAR_END_MS) {
+        var last = st.lastRenewal;
+        if (st.remint || !last || Date.now() - last.at >= RECENT_MS) start(st, "expiring", null, true);
+      } else {
+        checkDue(st);
+      }
+      runSoon(st);
+    });
+  }
+
+  // hostpage/src/handle.js
   function Frame(st) {
     Object.defineProperty(this, "element", { value: st.el, enumerable: true });
   }
@@ -1046,6 +926,479 @@
     });
   };
   var METHODS = ["on", "off", "reload", "filters", "settings"].concat(Object.keys(ACTIONS));
+
+  // hostpage/src/sizing.js
+  var DEFAULT_MIN_HEIGHT = 320;
+  function pixels(value) {
+    if (value === null || !/^\s*\d+(?:\.\d+)?\s*(?:px)?\s*$/.test(value)) return null;
+    return parseFloat(value);
+  }
+  function size(el) {
+    var fit = el.getAttribute("data-embedkit-fit");
+    var min = pixels(el.getAttribute("data-embedkit-min-height"));
+    var max = pixels(el.getAttribute("data-embedkit-max-height"));
+    var s = el.style;
+    if (fit !== "container" && fit !== "viewport") {
+      if (min !== null) s.minHeight = min + "px";
+      if (max !== null) s.maxHeight = max + "px";
+      return;
+    }
+    if (min === null) min = DEFAULT_MIN_HEIGHT;
+    s.display = "block";
+    s.minHeight = min + "px";
+    s.maxHeight = max === null ? "" : max + "px";
+    if (fit === "container") {
+      s.width = "100%";
+      s.height = "100%";
+      return;
+    }
+    var top = el.getBoundingClientRect().top + (window.pageYOffset || 0);
+    var h = Math.floor(window.innerHeight - top);
+    if (max !== null) h = Math.min(h, max);
+    s.height = Math.max(h, min) + "px";
+  }
+  var sizing = 0;
+  function onResize() {
+    if (sizing) return;
+    var frame2 = typeof requestAnimationFrame === "function" ? requestAnimationFrame : function(fn) {
+      return setTimeout(fn, 16);
+    };
+    sizing = frame2(function() {
+      sizing = 0;
+      registry.managed.forEach(function(st) {
+        if (st.el.getAttribute("data-embedkit-fit") === "viewport") size(st.el);
+      });
+    });
+  }
+  var SIZE_ATTRS = ["data-embedkit-fit", "data-embedkit-min-height", "data-embedkit-max-height"];
+
+  // hostpage/src/frames.js
+  var registry = { managed: [], debugAll: false, renewsInPlace: false };
+  var READY_TIMEOUT_MS = 3e4;
+  var MIN_READY_TIMEOUT_MS = 5e3;
+  var states = /* @__PURE__ */ new WeakMap();
+  var handles = /* @__PURE__ */ new WeakMap();
+  var page = newSettings();
+  function noop() {
+  }
+  function report(err) {
+    if (typeof window.reportError === "function") {
+      window.reportError(err);
+    } else {
+      setTimeout(function() {
+        throw err;
+      }, 0);
+    }
+  }
+  function connected(el) {
+    return el.isConnected !== false;
+  }
+  function newSettings() {
+    return { order: [], values: /* @__PURE__ */ Object.create(null) };
+  }
+  function remember(settings, key, type, payload, value) {
+    if (!(key in settings.values)) settings.order.push(key);
+    settings.values[key] = { type, payload, value };
+  }
+  function deferred() {
+    var d = { settled: false };
+    d.promise = new Promise(function(resolve, reject) {
+      d.resolve = function(v) {
+        d.settled = true;
+        resolve(v);
+      };
+      d.reject = function(e) {
+        d.settled = true;
+        reject(e);
+      };
+    });
+    d.promise.catch(noop);
+    return d;
+  }
+  var STATES = { loading: true, ready: true, renewing: true, ended: true, failed: true };
+  function setState(st, state) {
+    if (!STATES[state]) throw new Error("embedkit: internal: state " + state);
+    st.state = state;
+    setAttr(st.el, "data-embedkit-state", state);
+    setAttr(st.el, "aria-busy", state === "loading" || state === "renewing" ? "true" : null);
+  }
+  function freshReady(st) {
+    if (!st.readyD || st.readyD.settled) st.readyD = deferred();
+  }
+  function kitError(name, reason, status, message) {
+    var err = new Error("embedkit: " + message);
+    err.name = name;
+    err.reason = reason;
+    if (status !== void 0) err.status = status;
+    return err;
+  }
+  function frameError(reason, status, message) {
+    return kitError("EmbedkitFrameError", reason, status, message);
+  }
+  function rejectReloads(r, reason, status, message) {
+    var err = kitError("EmbedkitReloadError", reason, status, message);
+    r.waiters.forEach(function(w) {
+      w.reject(err);
+    });
+  }
+  function settleFailure(st, err) {
+    freshReady(st);
+    st.readyD.reject(err);
+    var queue = st.queue.splice(0);
+    var waits = st.waits.splice(0);
+    queue.forEach(function(q) {
+      q.d.reject(err);
+    });
+    waits.forEach(function(w) {
+      w.d.reject(err);
+    });
+    st.failure = err;
+  }
+  function label(st) {
+    return describe(st.el.getAttribute("data-embedkit-target") || st.el.getAttribute("id") || "unnamed");
+  }
+  function loadStartBound() {
+    var now = Date.now();
+    if (typeof performance !== "undefined" && performance && typeof performance.timeOrigin === "number" && typeof document !== "undefined" && document.readyState !== "complete") {
+      return Math.min(now, Math.floor(performance.timeOrigin));
+    }
+    return now;
+  }
+  function loadStarted(st) {
+    if (st) st.exchangeFloor = Date.now();
+  }
+  function manage(el) {
+    var st = states.get(el);
+    if (st) return st;
+    st = {
+      el,
+      listeners: /* @__PURE__ */ Object.create(null),
+      settings: newSettings(),
+      surface: null,
+      renewTimer: 0,
+      renewDue: 0,
+      remint: null,
+      lastAttemptAt: -Infinity,
+      lastRenewal: null,
+      // The earliest the frame's token can have been exchanged: when its
+      // current document started loading (its session id was exchanged
+      // after that) or when the kit last posted it a new session id.
+      exchangeFloor: loadStartBound(),
+      ended: false,
+      state: "loading",
+      readyD: null,
+      readyEv: null,
+      view: null,
+      queue: [],
+      // actions sent before ready: {key, type, payload, kind, arg, d}
+      waits: [],
+      // posted navigate and refresh actions waiting for their event
+      failure: null,
+      firstTimer: 0,
+      probe: null
+      // the first load's HEAD probe: its cancel function
+    };
+    page.order.forEach(function(key) {
+      var v = page.values[key];
+      remember(st.settings, key, v.type, v.payload, v.value);
+    });
+    st.handle = new Frame(st);
+    states.set(el, st);
+    handles.set(st.handle, st);
+    freshReady(st);
+    setState(st, "loading");
+    armFirstLoad(st);
+    size(el);
+    return st;
+  }
+  function scan() {
+    var found = document.querySelectorAll("iframe[data-embedkit]");
+    var list = [];
+    for (var i = 0; i < found.length; i++) {
+      var st = manage(found[i]);
+      if (registry.managed.indexOf(st) < 0) size(st.el);
+      list.push(st);
+    }
+    registry.managed = list;
+    return list;
+  }
+  function stateOfWindow(win) {
+    if (!win) return null;
+    for (var pass = 0; pass < 2; pass++) {
+      var list = pass === 0 ? registry.managed : scan();
+      for (var i = 0; i < list.length; i++) {
+        if (list[i].el.contentWindow === win) return list[i];
+      }
+    }
+    return null;
+  }
+  function act(st, a) {
+    if (a.key) remember(st.settings, a.key, a.type, a.payload, a.value);
+    var d = deferred();
+    if (st.state === "ended" || st.state === "failed") {
+      d.reject(st.failure || frameError(st.state, void 0, "the frame has " + st.state));
+    } else if (st.state === "ready") {
+      deliver(st, a, d);
+    } else {
+      st.queue.push({ a, d });
+    }
+    return d.promise;
+  }
+  function deliver(st, a, d) {
+    if (!post(st, a.type, a.payload)) {
+      d.reject(frameError("unavailable", void 0, "the frame has no window to post to"));
+      return;
+    }
+    if (a.kind === "navigate" || a.kind === "refresh") {
+      st.waits.push({ kind: a.kind, path: a.path, d });
+    } else {
+      d.resolve();
+    }
+  }
+  function flush(st) {
+    st.queue.splice(0).forEach(function(q) {
+      if (q.a.key) q.d.resolve();
+      else deliver(st, q.a, q.d);
+    });
+  }
+  function settleWaits(st, name, payload, ev) {
+    if (!st.waits.length) return;
+    st.waits = st.waits.filter(function(w) {
+      var done = w.kind === "refresh" && name === "dashboard-loaded" || w.kind === "navigate" && (name === "view" || name === "navigate") && typeof payload.path === "string" && samePath(payload.path, w.path);
+      if (done) w.d.resolve(ev);
+      return !done;
+    });
+  }
+  function samePath(got, want) {
+    var i = got.search(/[?#]/);
+    return (i < 0 ? got : got.slice(0, i)) === want;
+  }
+  function replay(st) {
+    st.settings.order.forEach(function(key) {
+      var v = st.settings.values[key];
+      post(st, v.type, v.payload);
+    });
+  }
+  function emit(st, name, type, payload, surface, timestamp) {
+    var ev = Object.freeze({ name, type, payload, surface, timestamp });
+    [name, "*"].forEach(function(key) {
+      var list = st.listeners[key];
+      if (!list) return;
+      list.slice().forEach(function(fn) {
+        try {
+          fn.call(st.handle, ev);
+        } catch (err) {
+          report(err);
+        }
+      });
+    });
+    if (typeof CustomEvent === "function") {
+      st.el.dispatchEvent(new CustomEvent("embedkit:" + name, { bubbles: true, composed: true, detail: ev }));
+    }
+    return ev;
+  }
+  function trace(st, accepted, reason, event, msg) {
+    if (!registry.debugAll && !(st && st.el.hasAttribute("data-embedkit-debug"))) return;
+    var type = msg && typeof msg === "object" && typeof msg.type === "string" ? describe(msg.type) : "without a type";
+    var where = st ? "frame " + label(st) : "no managed frame";
+    log("debug", (accepted ? "message accepted: " : "message dropped (" + reason + "): ") + type + " from " + describe(String(event.origin)) + ", " + where);
+  }
+  function emitKit(st, name, payload) {
+    return emit(st, name, "embedkit:" + name, frozen(payload), st.surface, Date.now());
+  }
+  function debugging() {
+    return registry.debugAll || registry.managed.some(function(m) {
+      return m.el.hasAttribute("data-embedkit-debug");
+    });
+  }
+  function onMessage(event) {
+    var msg = event.data;
+    var reason = refusal(event, msg);
+    var st = reason && !debugging() ? null : stateOfWindow(event.source);
+    if (!reason && !st) reason = "unmanaged frame";
+    trace(st, !reason, reason, event, msg);
+    if (reason) return;
+    var payload = frozen(msg.payload && typeof msg.payload === "object" && !Array.isArray(msg.payload) ? msg.payload : {});
+    if (typeof msg.surface === "string") st.surface = msg.surface;
+    var name = EVENTS[msg.type];
+    var fatal = name === "error" && payload.fatal === true;
+    var ev = emit(
+      st,
+      name,
+      msg.type,
+      payload,
+      typeof msg.surface === "string" ? msg.surface : null,
+      typeof msg.timestamp === "number" ? msg.timestamp : Date.now()
+    );
+    if (name === "view") st.view = ev.payload;
+    if (name === "ready") {
+      onReady(st, ev);
+    } else if (name === "session-expiring" || name === "session-expired") {
+      onSessionEvent(st, name);
+    } else if (name === "error" && st.remint && st.remint.phase === "settle") {
+      refusedInPlace(st);
+    } else if (fatal) {
+      onFatal(st, payload);
+    }
+    settleWaits(st, name, payload, ev);
+  }
+  function onReady(st, ev) {
+    st.ended = false;
+    clearTimeout(st.firstTimer);
+    st.firstTimer = 0;
+    st.failure = null;
+    st.readyEv = ev;
+    setState(st, "ready");
+    freshReady(st);
+    st.readyD.resolve(ev);
+    var r = st.remint;
+    if (r) {
+      finish(st, r);
+      if (r.phase === "load") {
+        st.lastRenewal = { at: Date.now(), attempt: r.attempt, failures: r.failures, hard: r.hard };
+        emitKit(st, "session-renewed", { reason: r.reason, inPlace: false });
+      }
+      r.waiters.forEach(function(w) {
+        w.resolve(ev);
+      });
+    }
+    armRenewal(st);
+    replay(st);
+    flush(st);
+    notifyVersion(st);
+  }
+  function onFatal(st, payload) {
+    var r = st.remint;
+    if (payload.context === "embed-render") {
+      if (r && r.phase === "load") giveUp(st, void 0, "the embed could not render its content");
+      return;
+    }
+    if (r) {
+      if (r.phase === "load") fail(st, "hard", void 0, "the reloaded embed reported a fatal error");
+      return;
+    }
+    if (st.ended) return;
+    start(st, "error", null);
+  }
+  var mismatch = null;
+  function checkKitVersion(kitVersion, st) {
+    if (typeof kitVersion !== "string" || kitVersion === "" || kitVersion === version) return;
+    if (!mismatch || mismatch.kitVersion !== kitVersion) {
+      mismatch = { packageVersion: version, kitVersion: kitVersion.slice(0, 64) };
+      log("warn", "this page uses @embedkit/host " + version + " but the kit serves host script " + mismatch.kitVersion + "; install the package from the kit's own version");
+    }
+    (st ? [st] : registry.managed).forEach(notifyVersion);
+  }
+  function notifyVersion(st) {
+    if (!mismatch || st.versionNotified === mismatch.kitVersion) return;
+    st.versionNotified = mismatch.kitVersion;
+    emitKit(st, "version-mismatch", { packageVersion: mismatch.packageVersion, kitVersion: mismatch.kitVersion });
+  }
+  function readyTimeout(el) {
+    var v = parseInt(el.getAttribute("data-embedkit-ready-timeout"), 10);
+    return isNaN(v) ? READY_TIMEOUT_MS : Math.max(MIN_READY_TIMEOUT_MS, v);
+  }
+  function armFirstLoad(st) {
+    if (!st.el.getAttribute("src")) return;
+    st.firstTimer = setTimeout(function() {
+      st.firstTimer = 0;
+      firstLoadTimeout(st);
+    }, readyTimeout(st.el));
+  }
+  function firstLoadTimeout(st) {
+    if (st.state !== "loading" || st.remint) return;
+    var waited = "the embed did not report ready within " + readyTimeout(st.el) / 1e3 + " s";
+    var src = st.el.getAttribute("src");
+    var url = src ? absolute(src) : null;
+    if (!url || url.origin !== location.origin) {
+      loadFailed(st, "never-ready", void 0, waited);
+      return;
+    }
+    var live = function() {
+      return st.state === "loading" && !st.remint && states.get(st.el) === st;
+    };
+    st.probe = timedFetch(url.href, headInit(), function(res) {
+      st.probe = null;
+      if (!live()) return;
+      checkKitVersion(header(res, "Embedkit-Version"), st);
+      var status = res.status;
+      var said = waited + "; the frame endpoint answered " + (res.type === "opaqueredirect" ? "a redirect" : status);
+      switch (classify(res)) {
+        case "signed-out":
+          loadFailed(st, "signed-out", 401, said);
+          break;
+        case "refused-origin":
+          loadFailed(st, "refused-origin", 403, said);
+          break;
+        case "unavailable":
+          loadFailed(st, "unavailable", status, said);
+          break;
+        case "rejected":
+          loadFailed(st, "rejected", status, said);
+          break;
+        default:
+          loadFailed(st, "never-ready", void 0, said + ", so the embed itself was blocked or failed (a Content-Security-Policy or X-Frame-Options, for example)");
+      }
+    }, function() {
+      st.probe = null;
+      if (live()) loadFailed(st, "unavailable", void 0, waited + ", and the frame endpoint could not be reached");
+    }, function(cancel) {
+      st.probe = null;
+      cancel();
+      if (live()) loadFailed(st, "unavailable", void 0, waited + ", and the frame endpoint did not answer");
+    });
+  }
+  function loadFailed(st, reason, status, message) {
+    var p = { reason };
+    if (status !== void 0) p.status = status;
+    p.message = message;
+    if (reason === "signed-out") {
+      st.ended = true;
+      setState(st, "ended");
+    } else {
+      setState(st, "failed");
+    }
+    log("warn", "frame " + label(st) + " did not load (" + reason + "): " + message);
+    emitKit(st, "load-failed", p);
+    if (reason === "signed-out") emitKit(st, "session-ended", { status: 401 });
+    settleFailure(st, frameError(reason, status, message));
+  }
+  function setAttr(el, name, value) {
+    if (value === null || value === void 0) {
+      if (el.hasAttribute(name)) el.removeAttribute(name);
+    } else if (el.getAttribute(name) !== value) {
+      el.setAttribute(name, value);
+    }
+  }
+  function releaseFrame(st) {
+    clearTimeout(st.renewTimer);
+    clearTimeout(st.firstTimer);
+    st.renewTimer = st.firstTimer = 0;
+    st.renewDue = 0;
+    if (st.probe) {
+      st.probe();
+      st.probe = null;
+    }
+    var err = frameError("released", void 0, "the frame was released");
+    var r = st.remint;
+    if (r) {
+      finish(st, r);
+      rejectReloads(r, "released", void 0, "the frame was released");
+    }
+    settleFailure(st, err);
+    st.listeners = /* @__PURE__ */ Object.create(null);
+    states.delete(st.el);
+    handles.delete(st.handle);
+    registry.managed = registry.managed.filter(function(m) {
+      return m !== st;
+    });
+    setAttr(st.el, "data-embedkit-state", null);
+    setAttr(st.el, "aria-busy", null);
+  }
+
+  // hostpage/src/element.js
+  var TARGET = /^[A-Za-z0-9_~-][A-Za-z0-9._~-]*(?:\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*$/;
+  var hosts = /* @__PURE__ */ new WeakMap();
   var ELEMENT_ATTRS = {
     "fit": "data-embedkit-fit",
     "min-height": "data-embedkit-min-height",
@@ -1069,14 +1422,14 @@
   ];
   function frameSrc(src) {
     var bad = function() {
-      report(argError("<embedkit-frame src>", "src", "a same-origin path under the kit's frame endpoint " + describe(FRAME_PREFIX), src));
+      report(argError("<embedkit-frame src>", "src", "a same-origin path under the kit's frame endpoint " + describe(config.framePrefix), src));
       return null;
     };
     if (!/^\/(?!\/)[^\u0000-\u0020\u007f\\#]*$/.test(src)) return bad();
     var u = absolute(src);
-    if (!u || u.origin !== location.origin || u.pathname.indexOf(FRAME_PREFIX) !== 0 || u.hash) return bad();
-    var rest = u.pathname.slice(FRAME_PREFIX.length);
-    if (!rest || /%2f|%5c/i.test(rest) || /(^|\/)\.\.?(\/|$)/.test(src.split("?")[0].slice(FRAME_PREFIX.length))) return bad();
+    if (!u || u.origin !== location.origin || u.pathname.indexOf(config.framePrefix) !== 0 || u.hash) return bad();
+    var rest = u.pathname.slice(config.framePrefix.length);
+    if (!rest || /%2f|%5c/i.test(rest) || /(^|\/)\.\.?(\/|$)/.test(src.split("?")[0].slice(config.framePrefix.length))) return bad();
     return src;
   }
   function framePath(target) {
@@ -1087,14 +1440,7 @@
       report(new TypeError('embedkit: <embedkit-frame target>: target must be a target name or path such as "sales", got ' + describe(target)));
       return null;
     }
-    return FRAME_PREFIX + target;
-  }
-  function setAttr(el, name, value) {
-    if (value === null || value === void 0) {
-      if (el.hasAttribute(name)) el.removeAttribute(name);
-    } else if (el.getAttribute(name) !== value) {
-      el.setAttribute(name, value);
-    }
+    return config.framePrefix + target;
   }
   function copyAttrs(host, el) {
     var target = host.getAttribute("target");
@@ -1165,48 +1511,9 @@
     });
     customElements.define("embedkit-frame", EmbedkitFrameElement);
   }
-  function pixels(value) {
-    if (value === null || !/^\s*\d+(?:\.\d+)?\s*(?:px)?\s*$/.test(value)) return null;
-    return parseFloat(value);
-  }
-  function size(el) {
-    var fit = el.getAttribute("data-embedkit-fit");
-    var min = pixels(el.getAttribute("data-embedkit-min-height"));
-    var max = pixels(el.getAttribute("data-embedkit-max-height"));
-    var s = el.style;
-    if (fit !== "container" && fit !== "viewport") {
-      if (min !== null) s.minHeight = min + "px";
-      if (max !== null) s.maxHeight = max + "px";
-      return;
-    }
-    if (min === null) min = DEFAULT_MIN_HEIGHT;
-    s.display = "block";
-    s.minHeight = min + "px";
-    s.maxHeight = max === null ? "" : max + "px";
-    if (fit === "container") {
-      s.width = "100%";
-      s.height = "100%";
-      return;
-    }
-    var top = el.getBoundingClientRect().top + (window.pageYOffset || 0);
-    var h = Math.floor(window.innerHeight - top);
-    if (max !== null) h = Math.min(h, max);
-    s.height = Math.max(h, min) + "px";
-  }
-  var sizing = 0;
-  function onResize() {
-    if (sizing) return;
-    var frame2 = typeof requestAnimationFrame === "function" ? requestAnimationFrame : function(fn) {
-      return setTimeout(fn, 16);
-    };
-    sizing = frame2(function() {
-      sizing = 0;
-      managed.forEach(function(st) {
-        if (st.el.getAttribute("data-embedkit-fit") === "viewport") size(st.el);
-      });
-    });
-  }
-  var SIZE_ATTRS = ["data-embedkit-fit", "data-embedkit-min-height", "data-embedkit-max-height"];
+
+  // hostpage/src/page.js
+  var started = false;
   function observe() {
     if (typeof MutationObserver !== "function") return;
     new MutationObserver(function(records) {
@@ -1214,6 +1521,7 @@
       records.forEach(function(rec) {
         if (rec.type === "attributes") {
           if (rec.attributeName === "data-embedkit") rescan = true;
+          else if (rec.attributeName === "src") loadStarted(states.get(rec.target));
           else if (states.has(rec.target)) size(rec.target);
           return;
         }
@@ -1226,8 +1534,8 @@
         }
       });
       if (removed) {
-        managed.slice().forEach(function(st) {
-          if (!st.el.isConnected) release(st.el);
+        registry.managed.slice().forEach(function(st) {
+          if (!st.el.isConnected) releaseFrame(st);
         });
       }
       if (rescan) scan();
@@ -1235,7 +1543,7 @@
       childList: true,
       subtree: true,
       attributes: true,
-      attributeFilter: ["data-embedkit"].concat(SIZE_ATTRS)
+      attributeFilter: ["data-embedkit", "src"].concat(SIZE_ATTRS)
     });
   }
   function startPage() {
@@ -1246,6 +1554,7 @@
     window.addEventListener("resize", onResize);
     document.addEventListener("visibilitychange", onVisible);
     observe();
+    listen();
     if (document.readyState === "loading") {
       document.addEventListener("DOMContentLoaded", function() {
         scan();
@@ -1257,50 +1566,20 @@
   function browser() {
     return typeof window !== "undefined" && typeof document !== "undefined";
   }
-  function checkPathSetting(name, value, prefix) {
-    if (typeof value !== "string" || !/^\/(?!\/)[^\u0000-\u0020\u007f\\?#]*$/.test(value) || prefix && value.charAt(value.length - 1) !== "/") {
-      throw argError(
-        "configure(settings)",
-        "settings." + name,
-        prefix ? 'a same-origin path ending in "/" such as "/embed/frame/"' : 'a same-origin path such as "/embed/session"',
-        value
-      );
-    }
-  }
-  function checkSettings(settings) {
-    if (!settings || typeof settings !== "object" || Array.isArray(settings)) {
-      throw argError("configure(settings)", "settings", 'an object such as {platformOrigin: "https://acme.example.com"}', settings);
-    }
-    var out = {
-      platformOrigin: settings.platformOrigin,
-      sessionURL: settings.sessionURL === void 0 ? "/embed/session" : settings.sessionURL,
-      framePrefix: settings.framePrefix === void 0 ? "/embed/frame/" : settings.framePrefix,
-      version: settings.version === void 0 ? null : settings.version
-    };
-    if (typeof out.platformOrigin !== "string" || !ORIGIN_RULE.test(out.platformOrigin)) {
-      throw argError("configure(settings)", "settings.platformOrigin", 'an origin such as "https://acme.example.com" (scheme and host, no path)', out.platformOrigin);
-    }
-    checkPathSetting("sessionURL", out.sessionURL, false);
-    checkPathSetting("framePrefix", out.framePrefix, true);
-    if (out.version !== null && (typeof out.version !== "string" || out.version.length > 64)) {
-      throw argError("configure(settings)", "settings.version", "the kit's host script version, a string", out.version);
-    }
-    return out;
-  }
   function configure(settings) {
     var s = checkSettings(settings);
-    if (ORIGIN !== null) {
-      if (s.platformOrigin !== ORIGIN || s.sessionURL !== SESSION_URL || s.framePrefix !== FRAME_PREFIX) {
-        throw new Error("embedkit: configure(settings): already configured for " + ORIGIN + "; a page has one platform");
+    if (config.origin !== null) {
+      if (s.platformOrigin !== config.origin || s.sessionURL !== config.sessionURL || s.framePrefix !== config.framePrefix) {
+        throw new Error("embedkit: configure(settings): already configured for " + config.origin + "; a page has one platform");
       }
       return;
     }
-    ORIGIN = s.platformOrigin;
-    SESSION_URL = s.sessionURL;
-    FRAME_PREFIX = s.framePrefix;
-    KIT_VERSION = s.version;
+    config.origin = s.platformOrigin;
+    config.sessionURL = s.sessionURL;
+    config.framePrefix = s.framePrefix;
+    config.kitVersion = s.version;
     if (browser()) startPage();
-    checkKitVersion(KIT_VERSION, null);
+    checkKitVersion(config.kitVersion, null);
   }
   function fromMeta() {
     if (!browser() || typeof document.querySelector !== "function") return false;
@@ -1316,19 +1595,21 @@
     return true;
   }
   function ensure(call) {
-    if (ORIGIN !== null || fromMeta()) {
+    if (config.origin !== null || fromMeta()) {
       if (!started && browser()) startPage();
       return;
     }
     throw new Error("embedkit: " + call + ': not configured; call configure({platformOrigin}) first, or render Kit.HostSettings() in <meta name="embedkit">');
   }
+
+  // hostpage/src/index.js
   function configured() {
     try {
-      if (ORIGIN === null && !fromMeta()) return null;
+      if (config.origin === null && !fromMeta()) return null;
     } catch (e) {
       return null;
     }
-    return Object.freeze({ platformOrigin: ORIGIN, sessionURL: SESSION_URL, framePrefix: FRAME_PREFIX, version: KIT_VERSION });
+    return Object.freeze({ platformOrigin: config.origin, sessionURL: config.sessionURL, framePrefix: config.framePrefix, version: config.kitVersion });
   }
   function frame(elementOrSelector) {
     ensure("frame(element)");
@@ -1362,34 +1643,12 @@
   function release(frameOrElement) {
     var st = stateFor(frameOrElement);
     if (!st) return false;
-    clearTimeout(st.renewTimer);
-    clearTimeout(st.firstTimer);
-    st.renewTimer = st.firstTimer = 0;
-    st.renewDue = 0;
-    if (st.probe) {
-      st.probe();
-      st.probe = null;
-    }
-    var err = frameError("released", void 0, "the frame was released");
-    var r = st.remint;
-    if (r) {
-      finish(st, r);
-      rejectReloads(r, "released", void 0, "the frame was released");
-    }
-    settleFailure(st, err);
-    st.listeners = /* @__PURE__ */ Object.create(null);
-    states.delete(st.el);
-    handles.delete(st.handle);
-    managed = managed.filter(function(m) {
-      return m !== st;
-    });
-    setAttr(st.el, "data-embedkit-state", null);
-    setAttr(st.el, "aria-busy", null);
+    releaseFrame(st);
     return true;
   }
   function debug(on) {
     if (typeof on !== "boolean") throw argError("debug(on)", "on", "true or false", on);
-    debugAll = on;
+    registry.debugAll = on;
   }
   function frames() {
     ensure("frames()");

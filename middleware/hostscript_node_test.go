@@ -226,6 +226,11 @@ func (m protocolMessage) method() string {
 	return strings.Join(parts, "")
 }
 
+// kitActions are the actions of embed-protocol.json the kit sends on its
+// own and no host method sends: cube:action:set-session carries a session
+// the kit minted, for a renewal in place (hostscript_inplace_test.go).
+var kitActions = map[string]bool{"cube:action:set-session": true}
+
 func readProtocol(t *testing.T) embedProtocol {
 	t.Helper()
 	b, err := os.ReadFile(protocolPath)
@@ -414,6 +419,9 @@ func TestHostScriptActions(t *testing.T) {
 	t.Parallel()
 	p := readProtocol(t)
 	for _, a := range p.Actions {
+		if kitActions[a.Type] {
+			continue
+		}
 		sample, ok := actionSamples[a.method()]
 		if !ok {
 			t.Errorf("action %s: no handle method %s in this test's table; add one", a.Type, a.method())
@@ -475,6 +483,9 @@ func TestHostScriptUndocumentedOnlyOnRequest(t *testing.T) {
 	var calls []string
 	var optional []protocolMessage
 	for _, a := range p.Actions {
+		if kitActions[a.Type] {
+			continue
+		}
 		s, ok := actionSamples[a.method()]
 		if !ok {
 			t.Fatalf("action %s has no sample in actionSamples", a.Type)
@@ -562,7 +573,7 @@ func TestHostScriptIgnoresForeignMessages(t *testing.T) {
 		{"no source", `h.event(a, ` + drill + `, {source: undefined});`},
 		{"the private dialect", `h.event(a, "platform:event:ready", {}, {source: "platform-embed"});`},
 		{"an action echoed back", `h.event(a, ` + drill + `, {direction: "action"});`},
-		{"an undocumented type", `h.event(a, "cube:event:session-expiring", {});`},
+		{"an undocumented type", `h.event(a, "cube:event:content-height", {});`},
 		{"a type that is not a string", `h.event(a, ["cube:event:drilldown"], {member: "x.y"});`},
 		{"not an object", `h.send(a, JSON.stringify({source: "cube-embed", direction: "event", type: "cube:event:drilldown", payload: {}}));`},
 		{"a window that is no frame", `h.event(a, ` + drill + `, {opts: {source: {postMessage() {}}}});`},
@@ -737,7 +748,7 @@ func TestHostScriptRejectsBadArguments(t *testing.T) {
 		{`f.setTimezone("Mars/Olympus")`, "timeZone must be"},
 		{`k.debug("yes")`, "on must be"},
 		{`f.refresh("now")`, "takes no arguments"},
-		{`f.on("session-expiring", () => {})`, "name must be"},
+		{`f.on("content-height", () => {})`, "name must be"},
 		{`f.on("ready", "handler")`, "listener must be"},
 		{`f.off("nope", () => {})`, "name must be"},
 		{`k.setFilter("bad", 1)`, "embedkit.setFilter(): member must be"},

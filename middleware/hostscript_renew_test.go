@@ -145,7 +145,7 @@ return {t0, early, srcs, timers: h.timers()};
 	if want := []string{"ready", "ready", "session-renewed"}; !slices.Equal(order, want) {
 		t.Errorf("the page heard %v, want %v", order, want)
 	}
-	if got := r.payloads("session-renewed"); !slices.Equal(got, []string{`{"reason":"expiring"}`}) {
+	if got := r.payloads("session-renewed"); !slices.Equal(got, []string{`{"inPlace":false,"reason":"expiring"}`}) {
 		t.Errorf("session-renewed %v", got)
 	}
 	var after []string
@@ -157,27 +157,30 @@ return {t0, early, srcs, timers: h.timers()};
 	if want := []string{"cube:action:set-locale", "cube:action:set-filter"}; !slices.Equal(after, want) {
 		t.Errorf("after the renewal the frame got %v, want the kit's settings again %v", after, want)
 	}
-	if !slices.Equal(res.Timers, []float64{300000}) {
-		t.Errorf("pending timers %v, want the next renewal in 300000 ms only", res.Timers)
+	// The next renewal is keyed to the reload's start (the earliest the
+	// new session can have been exchanged), 300 ms before this ready.
+	if !slices.Equal(res.Timers, []float64{300000 - 300}) {
+		t.Errorf("pending timers %v, want the next renewal in 299700 ms only (300000 after the reload started)", res.Timers)
 	}
 }
 
-// TestHostScriptRenewAfter: the renewal delay after ready, from
-// data-embedkit-renew-after (at least 5 minutes: "22", meant as hours,
-// must not re-mint every second) or 22 hours.
+// TestHostScriptRenewAfter: the fallback renewal's delay after the
+// frame's load started (here, at ready), from data-embedkit-renew-after
+// (at least 5 minutes: "22", meant as hours, must not re-mint every
+// second) or 23 hours minus 5 minutes.
 func TestHostScriptRenewAfter(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		attr string
 		want float64
 	}{
-		{"", 22 * 3600 * 1000},
+		{"", 23*3600*1000 - 5*60*1000},
 		{"600000", 600000},
 		{"300000", 300000},
 		{"299999", 300000},
 		{"22", 300000},
 		{"0", 300000},
-		{"soon", 22 * 3600 * 1000},
+		{"soon", 23*3600*1000 - 5*60*1000},
 	} {
 		t.Run(tc.attr, func(t *testing.T) {
 			t.Parallel()
@@ -251,7 +254,7 @@ return {t0};
 `))
 			fetches, srcs := len(r.of("fetch")), len(r.of("src"))
 			if tc.renews {
-				if fetches != 1 || srcs != 2 || !slices.Equal(r.payloads("session-renewed"), []string{`{"reason":"error"}`}) {
+				if fetches != 1 || srcs != 2 || !slices.Equal(r.payloads("session-renewed"), []string{`{"inPlace":false,"reason":"error"}`}) {
 					t.Errorf("fetches %d, src sets %d, session-renewed %v; want a probe, a reload and {reason: error}", fetches, srcs, r.payloads("session-renewed"))
 				}
 			} else if fetches != 0 || srcs != 1 || len(r.heard("a", "session-renewed")) != 0 {
@@ -360,7 +363,7 @@ return {t0, settled};
 			if got := r.fetchTimes(t0); !slices.Equal(got, want) {
 				t.Errorf("probes at %v, want %v", got, want)
 			}
-			if got := r.payloads("session-renewed"); !slices.Equal(got, []string{`{"reason":"reload"}`}) {
+			if got := r.payloads("session-renewed"); !slices.Equal(got, []string{`{"inPlace":false,"reason":"reload"}`}) {
 				t.Errorf("session-renewed %v", got)
 			}
 			if res.Settled != "ready sales-overview" {
@@ -536,7 +539,7 @@ return {t0, during, settled};
 	if len(fs) != 2 || !strings.Contains(fs[0].Message, "10 s") || !strings.Contains(fs[1].Message, "fatal") {
 		t.Errorf("failures %s, want the probe's timeout then the fatal error before ready", js(fs))
 	}
-	if got := r.payloads("session-renewed"); !slices.Equal(got, []string{`{"reason":"expiring"}`}) {
+	if got := r.payloads("session-renewed"); !slices.Equal(got, []string{`{"inPlace":false,"reason":"expiring"}`}) {
 		t.Errorf("session-renewed %v, want one, for the timer", got)
 	}
 	if !slices.Equal(res.Settled, []string{"ready", "ready"}) {

@@ -314,7 +314,7 @@ func TestHostScriptDebug(t *testing.T) {
 		{`h.event(a, ` + drill + `, {opts: {origin: "https://evil.example"}});`, `dropped (wrong origin): "cube:event:drilldown" from "https://evil.example", frame "sales"`},
 		{`h.event(a, ` + drill + `, {source: "someone-else"});`, `dropped (wrong source)`},
 		{`h.event(a, ` + drill + `, {direction: "action"});`, `dropped (wrong direction)`},
-		{`h.event(a, "cube:event:session-expiring", {});`, `dropped (unknown type): "cube:event:session-expiring"`},
+		{`h.event(a, "cube:event:content-height", {});`, `dropped (unknown type): "cube:event:content-height"`},
 		{`h.event(c, ` + drill + `);`, `dropped (unmanaged frame): "cube:event:drilldown" from "https://acme.example.com", no managed frame`},
 		{`h.event(a, ` + drill + `);`, `accepted: "cube:event:drilldown" from "https://acme.example.com", frame "sales"`},
 	}
@@ -326,13 +326,13 @@ func TestHostScriptDebug(t *testing.T) {
 const a = h.iframe({id: "a", target: "sales"});
 const c = h.iframe({id: "c", embedkit: false});
 h.load();
-h.event(a, "cube:event:session-expiring", {});
+h.event(a, "cube:event:content-height", {});
 h.win.embedkit.debug(true);
 `+strings.Join(sends, "\n")+`
 h.win.embedkit.debug(false);
-h.event(a, "cube:event:session-expiring", {});
+h.event(a, "cube:event:content-height", {});
 a.setAttribute("data-embedkit-debug", "");
-h.event(a, "cube:event:session-expiring", {});
+h.event(a, "cube:event:content-height", {});
 `)
 	logged := r.of("console")
 	if len(logged) != len(cases)+1 {
@@ -592,7 +592,7 @@ process.stdout.write(JSON.stringify(out));
 	if err := json.Unmarshal(out, &res); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	want := []string{"configure", "configured", "debug", "frame", "frames", "refresh", "release", "setColorScheme", "setFilter", "setLocale", "setTheme", "setTimezone", "version"}
+	want := []string{"configure", "configured", "debug", "frame", "frames", "refresh", "release", "setColorScheme", "setFilter", "setLocale", "setTheme", "setTimezone", "signedOut", "version"}
 	if !slices.Equal(res.Names, want) || res.Window != "undefined" || res.Version != HostScriptVersion {
 		t.Errorf("exports %v (window %s, version %s), want %v and version %s", res.Names, res.Window, res.Version, want, HostScriptVersion)
 	}

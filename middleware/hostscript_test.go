@@ -165,15 +165,28 @@ func TestHostScriptTypesServed(t *testing.T) {
 	checkStatic(t, tk.HostScriptTypes(), "/embed/host.d.ts", w.Header().Get("ETag"))
 }
 
-// hostPageSource is the host page's one source, hostpage/src/index.js,
-// which the served script is generated from.
+// hostPageSource is the host page's one source, the modules under
+// hostpage/src (index.js and the modules it imports, one per concern;
+// not react.js), which the served script is generated from.
 func hostPageSource(t *testing.T) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "hostpage", "src", "index.js"))
-	if err != nil {
-		t.Fatal(err)
+	names, err := filepath.Glob(filepath.Join("..", "hostpage", "src", "*.js"))
+	if err != nil || len(names) == 0 {
+		t.Fatalf("hostpage/src has no modules (%v)", err)
 	}
-	return string(b)
+	var b strings.Builder
+	for _, name := range names {
+		if filepath.Base(name) == "react.js" {
+			continue
+		}
+		src, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(src)
+		b.WriteString("\n")
+	}
+	return b.String()
 }
 
 // TestHostScriptVocabulary reads the script's source (the module and the
@@ -181,10 +194,11 @@ func hostPageSource(t *testing.T) string {
 // embed-protocol.json, the envelope source is the contract's, the private
 // dialect is gone, nothing posts to "*", the console is written in one
 // place only (warn, whose callers name no URL), and the session
-// endpoint's answer is used for its url only.
+// endpoint's answer is used for its url and, in set-session only, its
+// sessionId.
 func TestHostScriptVocabulary(t *testing.T) {
 	t.Parallel()
-	for name, src := range map[string]string{"hostpage/src/index.js": hostPageSource(t), "hostscript.js": string(hostScriptSource)} {
+	for name, src := range map[string]string{"hostpage/src": hostPageSource(t), "hostscript.js": string(hostScriptSource)} {
 		t.Run(name, func(t *testing.T) { checkVocabulary(t, src) })
 	}
 }
@@ -210,10 +224,26 @@ func checkVocabulary(t *testing.T, src string) {
 	if m := regexp.MustCompile(`(?:var|const) SOURCE = "([^"]*)";`).FindStringSubmatch(src); m == nil || m[1] != p.Envelope.Source {
 		t.Errorf("the script's source is %v, want %q", m, p.Envelope.Source)
 	}
-	for _, private := range []string{"platform-embed", "platform:", "session-expiring", "renew-session", "sessionId"} {
+	for _, private := range []string{"platform-embed", "platform:", "renew-session"} {
 		if strings.Contains(src, private) {
 			t.Errorf("the script mentions %q", private)
 		}
+	}
+	// A session id is read from the session endpoint's answer and posted
+	// in cube:action:set-session, nowhere else.
+	ids := 0
+	for _, line := range strings.Split(src, "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.Contains(line, "sessionId") || strings.HasPrefix(line, "//") {
+			continue
+		}
+		ids++
+		if line != `var id = body ? body.sessionId : null;` && line != `if (!post(st, "cube:action:set-session", { sessionId: id })) {` {
+			t.Errorf("the script uses a session id in %q; only set-session may carry one", line)
+		}
+	}
+	if ids != 2 {
+		t.Errorf("the script names sessionId on %d lines, want 2 (read from the answer, posted in set-session)", ids)
 	}
 	if regexp.MustCompile(`postMessage\([^;]*["']\*["']`).MatchString(src) {
 		t.Error("the script posts to any origin")
@@ -313,6 +343,12 @@ func TestHostScriptTypesDeclareProtocol(t *testing.T) {
 	}
 	actions := dtsBlock(t, src, "Actions") + dtsBlock(t, src, "FrameMethods")
 	for _, a := range p.Actions {
+		if kitActions[a.Type] {
+			if !strings.Contains(src, "`"+a.Type+"`") {
+				t.Errorf("the declarations do not say that the kit sends %s itself", a.Type)
+			}
+			continue
+		}
 		if !regexp.MustCompile(`(?m)^\s+` + a.method() + `\(`).MatchString(actions) {
 			t.Errorf("no method %s for %s", a.method(), a.Type)
 		}
@@ -374,14 +410,19 @@ func tscPath(t *testing.T) string {
 }
 
 // readmeHostPageSnippets returns the code blocks of lang in the README's
-// section "The host page".
+// section "The host page", then those of its reference,
+// docs/host-page.md.
 func readmeHostPageSnippets(t *testing.T, lang string) []string {
 	t.Helper()
 	out, err := readme.Blocks(filepath.Join("..", "README.md"), "The host page", lang)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out
+	more, err := readme.PageBlocks(filepath.Join("..", "docs", "host-page.md"), lang)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(out, more...)
 }
 
 // TestReadmeTypeScript type-checks every TypeScript snippet of the
@@ -395,7 +436,7 @@ func TestReadmeTypeScript(t *testing.T) {
 	tsc := tscPath(t)
 	snippets := readmeHostPageSnippets(t, "ts")
 	if len(snippets) < 3 {
-		t.Fatalf("found %d TypeScript snippets in the README's host page section; the test checks too little", len(snippets))
+		t.Fatalf("found %d TypeScript snippets in the README's host page section and docs/host-page.md; the test checks too little", len(snippets))
 	}
 	moduleTypes, err := filepath.Abs(filepath.Join("..", "hostpage", "index.d.ts"))
 	if err != nil {

@@ -86,6 +86,13 @@ type Config struct {
 	// Targets are the embeds the host offers, by name. Names are what the
 	// browser may choose (in a frame path or the JSON endpoint); everything
 	// else about a target is set here. Names use a-z, 0-9, '-' and '_'.
+	//
+	// Targets choose what the host offers and which page a frame opens,
+	// not what the viewer may see: a session is for the whole deployment
+	// (Policy.DeploymentID), and the embedded page can link and navigate
+	// to its other dashboards. What a viewer may see is decided on the
+	// platform, by the groups, attributes and security context the Policy
+	// sends and the deployment's access rules for them.
 	Targets map[string]Target
 	// AllowAnyDashboard lets the frame endpoint embed any dashboard whose
 	// public id matches PublicIDPattern (path dashboard/{publicId}), with
@@ -253,6 +260,7 @@ type Kit struct {
 	poll        time.Duration // how often Run looks at a non-empty queue
 
 	wake    chan struct{}
+	kept    keptLogouts // logouts the stores could not record yet
 	runMu   sync.Mutex
 	flushMu sync.Mutex
 	hostJS  *staticFile // the host script, with the kit's settings

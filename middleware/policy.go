@@ -25,8 +25,16 @@ var ErrDenied = errors.New("middleware: not allowed for this viewer")
 var ErrMisconfigured = errors.New("middleware: embedding is misconfigured")
 
 // Policy turns a Viewer into the generate-session request for a target.
-// Only DeploymentID is required. The zero value of every other field is
-// the conservative choice. Its options come in groups, as Config's do:
+// Only DeploymentID is required. The zero values pass the viewer through
+// as the Identity gives it: Groups.Allowed and Attributes.Allowed nil send
+// every group and attribute the viewer has (the platform refuses the
+// whole session for one it does not know), the email, name and picture
+// are sent, and no security context is added. Nothing is limited until
+// you list, in Groups.Allowed and Attributes.Allowed, what the platform
+// defines (an empty list sends none); embedkit doctor warns while they
+// are nil. The other zero values add nothing: no creator mode, no
+// settings or theme beyond the platform's defaults. Its options come in
+// groups, as Config's do:
 // Groups, Attributes, Tenants and Profile decide what of the viewer
 // reaches the platform; SecurityContext, Settings and Theme are the
 // defaults of every session; the hooks run per request.

@@ -74,10 +74,11 @@ var ErrNoViewer = errors.New("middleware: no logged-in viewer")
 // UnverifiedViewerError is an Identity's error that still names the viewer
 // the request claims to be: the Identity read who it is but could not
 // check that the login is still live (its EndedLogins is unreachable).
-// The kit never mints for such a viewer (handlers answer as for any
-// Identity error); logout (Kit.RevokeRequest, Kit.Logout) still revokes
-// the embed sessions minted for that login, since a logout may revoke
-// more than it must but never less.
+// The kit never mints for such a viewer: handlers answer 503 with
+// Retry-After, as for a SessionStore that does not answer (ErrStore),
+// since the viewer can only wait. Logout (Kit.RevokeRequest, Kit.Logout)
+// still revokes the embed sessions minted for that login, since a logout
+// may revoke more than it must but never less.
 type UnverifiedViewerError struct {
 	// Viewer is who the request claims to be, as the Identity read it.
 	Viewer *Viewer

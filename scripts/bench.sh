@@ -40,6 +40,12 @@
 # to ready, goal <= 1.10) to bench-results/ttd.txt. It needs chromium
 # (EMBEDKIT_CHROMIUM or PATH) and takes about two minutes.
 #
+# Then BenchmarkRenewal (internal/ttd), in the same setting: how long the
+# README's page shows no dashboard while its frame's session is renewed
+# (in place ahead of the trust's end, in place after it, and by loading
+# the frame again on a platform without renewal in place), and the mints
+# each renewal costs, to bench-results/renewal.txt; about three minutes.
+#
 # The Redis store benchmarks run against a private redis-server on
 # loopback (or EMBEDKIT_REDIS_ADDR when set) and fail, saying what to
 # install, without one.
@@ -57,7 +63,8 @@
 #              more loads and pay more of it
 #   TTD_RUNS   cold loads of each page in BenchmarkTimeToDashboard, each
 #              followed by a warm reload (default 10)
-#   TTD=0      skip BenchmarkTimeToDashboard
+#   RENEWAL_RUNS  renewals of each kind in BenchmarkRenewal (default 8)
+#   TTD=0      skip BenchmarkTimeToDashboard and BenchmarkRenewal
 #   PROFILE=1  also write the last round's CPU profile of each line below
 #              and the test binary of each package to bench-results/
 #              (NAME.BENCHMARKS.cpu, NAME.test; inspect with
@@ -147,4 +154,7 @@ if [[ "${TTD:-1}" != 0 ]]; then
 	go test -c -o "$tmp/ttd.test" ./internal/ttd
 	(cd internal/ttd && "$tmp/ttd.test" -test.run '^$' -test.bench '^BenchmarkTimeToDashboard$' \
 		-test.benchtime 1x -test.count 1 -test.timeout 15m -ttd.runs "${TTD_RUNS:-10}") | tee "$out/ttd.txt"
+	step "renewal (BenchmarkRenewal, ${RENEWAL_RUNS:-8} renewals of each kind)"
+	(cd internal/ttd && "$tmp/ttd.test" -test.run '^$' -test.bench '^BenchmarkRenewal$' \
+		-test.benchtime 1x -test.count 1 -test.timeout 15m -ttd.renewals "${RENEWAL_RUNS:-8}") | tee "$out/renewal.txt"
 fi

@@ -106,6 +106,13 @@
 // cannot write is logged to Identity.Logger and counted in
 // Identity.Metrics (middleware.LogoutMetrics: pass the Kit's
 // Config.Metrics), and Clear returns an error wrapping ErrNotRecorded.
+// Set Identity.Keeper to the Kit and such a logout is not lost: the Kit
+// keeps the ended login in memory, Viewer refuses it on this instance at
+// once, and Kit.Run writes it to the list once the list answers, so every
+// instance refuses it from then on. It is lost only if the instance ends
+// before the list answers. While the list does not answer, Viewer returns
+// a *middleware.UnverifiedViewerError, which the Kit answers with 503 and
+// Retry-After.
 //
 // # Minted session ids
 //

@@ -41,7 +41,9 @@ const NoMaxLifetime time.Duration = -1
 
 // ErrNotRecorded is returned (wrapped, with the list's error) by Clear and
 // End when the ended login could not be written to EndedLogins. Clear has
-// expired the cookie anyway, and has logged and counted the failure.
+// expired the cookie anyway, and has logged and counted the failure. With
+// Identity.Keeper the ended login is kept in the process and written once
+// the list answers (the error says so); without, it is lost.
 var ErrNotRecorded = errors.New("gorillasession: the ended login could not be recorded")
 
 // Identity keeps the viewer in the host's gorilla session: the login handler
@@ -73,6 +75,14 @@ type Identity struct {
 	// not write to EndedLogins (no session key, only the list's error).
 	// Nil means slog.Default().
 	Logger *slog.Logger
+	// Keeper, when set, keeps in the process the ended logins Clear and
+	// End could not write to EndedLogins (the list did not answer) and
+	// writes them there once it answers; meanwhile Viewer refuses those
+	// logins on this instance. Pass the Kit (it writes them from Run).
+	// Without it, such a logout is lost: a copy of the cookie signs in
+	// again once the list answers. With it, it is lost only if the
+	// process ends before the list answers. Default: none.
+	Keeper middleware.EndedLoginKeeper
 	// Metrics counts the logouts Clear could not record, when it
 	// implements middleware.LogoutMetrics (the kit's Prometheus and
 	// OpenTelemetry adapters do). Pass the Kit's Config.Metrics. Default:
@@ -230,6 +240,11 @@ func (id *Identity) Viewer(r *http.Request) (*middleware.Viewer, error) {
 		return nil, fmt.Errorf("%w: the login is older than Identity.MaxLifetime", middleware.ErrNoViewer)
 	}
 	if id.EndedLogins != nil {
+		if id.Keeper != nil && rec.SessionKey != "" && id.Keeper.EndedLoginKept(rec.SessionKey) {
+			// Logged out while the list did not answer: this process
+			// knows, the list will once it answers.
+			return nil, middleware.ErrNoViewer
+		}
 		revoked, err := id.EndedLogins.LoginEnded(r.Context(), middleware.Login{
 			Subject: rec.Subject, Key: rec.SessionKey, ProviderSID: rec.ProviderSID, Issued: issued,
 		})
@@ -255,7 +270,8 @@ func (id *Identity) Viewer(r *http.Request) (*middleware.Viewer, error) {
 // to Logger and counted in Metrics (middleware.ReportLogoutIncomplete,
 // step middleware.LogoutStepLogin), and Clear returns an error wrapping
 // ErrNotRecorded: the cookie is gone, but a copy taken before logout
-// signs in until it expires. When the store cannot read the session at
+// signs in until it expires, unless Keeper keeps the ended login and
+// writes it once the list answers. When the store cannot read the session at
 // all, Clear still sends an expired cookie of the session's name and
 // returns the store's error. Minted session ids kept in the session go
 // with it, so take them for revocation first (the kit's logout does).
@@ -357,6 +373,9 @@ func (id *Identity) recordBy(ctx context.Context, rec storedViewer, until time.T
 		return nil
 	}
 	if err := id.EndedLogins.EndLogin(ctx, rec.SessionKey, until); err != nil {
+		if id.Keeper != nil && id.Keeper.KeepEndedLogin(id.EndedLogins, rec.SessionKey, until) {
+			return fmt.Errorf("%w (kept in this process by Identity.Keeper until the list answers): %w", ErrNotRecorded, err)
+		}
 		return fmt.Errorf("%w: %w", ErrNotRecorded, err)
 	}
 	return nil

@@ -11,7 +11,12 @@
 // checks the set-up the command line describes: the platform from flags
 // or EMBEDKIT_BASE_URL, EMBEDKIT_API_KEY and EMBEDKIT_DEPLOYMENT_ID, and
 // the targets, groups, attributes and origin from -dashboards (or
-// EMBEDKIT_DASHBOARDS), -groups, -attributes and -public-url. An app can
+// EMBEDKIT_DASHBOARDS), -groups, -attributes and -public-url. Name each
+// dashboard as the app names it in Config.Targets ("sales=sales-overview";
+// a bare public id names the target after it), so that the probe of the
+// app's session endpoint asks for a target the app knows. -groups "" and
+// -attributes "" are empty allow-lists (none is sent); without them
+// nothing is allow-listed (every one is sent). An app can
 // also run the doctor on its own Config with doctor.ExitIfRequested
 // (EMBEDKIT_DOCTOR=1 ./app). Every report names the configuration it
 // checked. The exit status is 0 when no check failed, 1 when one did,
@@ -49,8 +54,9 @@ const (
 	envDashboards   = "EMBEDKIT_DASHBOARDS"
 	// envHostCookie holds the Cookie header of a signed-in test user of
 	// the host app, so that a page behind a sign-in can be checked; a
-	// secret, so it is read from the environment only.
-	envHostCookie = "EMBEDKIT_DOCTOR_HOST_COOKIE"
+	// secret, so it is read from the environment only. It is the
+	// variable doctor.ExitIfRequested reads too.
+	envHostCookie = doctor.EnvDoctorHostCookie
 )
 
 func main() {
@@ -92,6 +98,10 @@ type doctorFlags struct {
 	deployment                                               int64
 	asJSON                                                   bool
 	timeout                                                  time.Duration
+	// set holds the names of the flags given on the command line, so
+	// that -groups '' (an empty allow-list: none is sent) is told apart
+	// from no -groups (not allow-listed: every one is sent).
+	set map[string]bool
 }
 
 // runDoctor parses the doctor's flags, runs it and writes its report. It
@@ -104,9 +114,9 @@ func runDoctor(ctx context.Context, args []string, getenv func(string) string, s
 	fs.StringVar(&f.platformURL, "platform-url", "", "the platform's base URL (default $"+envBaseURL+")")
 	fs.StringVar(&f.apiKey, "api-key", "", "the platform's admin API key (default $"+envAPIKey+", which keeps it out of the process list)")
 	fs.Int64Var(&f.deployment, "deployment", 0, "the deployment id (default $"+envDeploymentID+")")
-	fs.StringVar(&f.dashboards, "dashboards", "", "the dashboard targets, \"publicId,...\" or \"publicId:Title,...\" (default $"+envDashboards+")")
-	fs.StringVar(&f.groups, "groups", "", "the platform groups viewers may have, \"a,b\" (Policy.Groups.Allowed; default: not allow-listed)")
-	fs.StringVar(&f.attributes, "attributes", "", "the user attributes viewers may carry, \"a,b\" (Policy.Attributes.Allowed; default: not allow-listed)")
+	fs.StringVar(&f.dashboards, "dashboards", "", "the dashboard targets, \"name=publicId,...\" named as the app names them in Config.Targets, or \"publicId,...\" named after their public ids (default $"+envDashboards+")")
+	fs.StringVar(&f.groups, "groups", "", "the platform groups viewers may have, \"a,b\" (Policy.Groups.Allowed; '' for none; default: not allow-listed, every group is sent)")
+	fs.StringVar(&f.attributes, "attributes", "", "the user attributes viewers may carry, \"a,b\" (Policy.Attributes.Allowed; '' for none; default: not allow-listed, every attribute is sent)")
 	fs.StringVar(&f.hostURL, "host-url", "", "a page of the host app that embeds, as browsers open it: its CSP and origin are checked ($"+envHostCookie+" is sent as its Cookie)")
 	fs.StringVar(&f.publicURL, "public-url", "", "the app's URL as browsers reach it, its Origins.Host (default: none, derived per request)")
 	fs.StringVar(&f.name, "name", "", "the name of the set-up in the report (default: \"the set-up on the command line\")")
@@ -128,6 +138,8 @@ func runDoctor(ctx context.Context, args []string, getenv func(string) string, s
 	if fs.NArg() > 0 {
 		return false, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
+	f.set = map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
 
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
@@ -222,8 +234,8 @@ func setUp(f doctorFlags, getenv func(string) string) (doctor.Config, error) {
 			PlatformURL: base,
 			Policy: middleware.Policy{
 				DeploymentID: dep,
-				Groups:       middleware.GroupOptions{Allowed: list(f.groups)},
-				Attributes:   middleware.AttributeOptions{Allowed: list(f.attributes)},
+				Groups:       middleware.GroupOptions{Allowed: allowList(f.set["groups"], f.groups)},
+				Attributes:   middleware.AttributeOptions{Allowed: allowList(f.set["attributes"], f.attributes)},
 			},
 			Targets: targets,
 			Origins: middleware.OriginOptions{Host: origin},
@@ -243,7 +255,18 @@ func setUp(f doctorFlags, getenv func(string) string) (doctor.Config, error) {
 	return cfg, nil
 }
 
-// list splits a comma-separated flag; empty is nil (not allow-listed).
+// allowList reads an allow-list flag: not given is nil (not
+// allow-listed: every entry is sent), given and empty (-attributes "")
+// an empty list (none is sent).
+func allowList(given bool, s string) []string {
+	l := list(s)
+	if given && l == nil {
+		return []string{}
+	}
+	return l
+}
+
+// list splits a comma-separated flag; empty is nil.
 func list(s string) []string {
 	if strings.TrimSpace(s) == "" {
 		return nil
@@ -261,17 +284,33 @@ func list(s string) []string {
 // Config check applies the kit's own rule.
 var publicIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
 
-// parseDashboards reads "publicId[:Title],..." into dashboard targets
-// named by their public ids. Empty is no target.
+// parseDashboards reads "name=publicId,..." into dashboard targets with
+// those names, as the app's Config.Targets names them; an item without
+// "name=" is named after its public id. A ":Title" after the public id
+// is accepted and ignored. Empty is no target. The Config check applies
+// the kit's rule for names.
 func parseDashboards(s string) (map[string]middleware.Target, error) {
 	targets := map[string]middleware.Target{}
 	for _, item := range list(s) {
-		id, _, _ := strings.Cut(item, ":")
-		id = strings.TrimSpace(id)
+		name, id, named := strings.Cut(item, "=")
+		if !named {
+			id = name
+		}
+		id, _, _ = strings.Cut(id, ":")
+		name, id = strings.TrimSpace(name), strings.TrimSpace(id)
 		if !publicIDRE.MatchString(id) {
 			return nil, fmt.Errorf("%q is not a dashboard public id (letters, digits, '-' and '_')", id)
 		}
-		targets[id] = middleware.Target{Kind: middleware.KindDashboard, PublicID: id}
+		if !named {
+			name = id
+		}
+		if name == "" {
+			return nil, fmt.Errorf("%q names no target before '='", item)
+		}
+		if _, dup := targets[name]; dup {
+			return nil, fmt.Errorf("target %q is named twice", name)
+		}
+		targets[name] = middleware.Target{Kind: middleware.KindDashboard, PublicID: id}
 	}
 	return targets, nil
 }

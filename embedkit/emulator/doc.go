@@ -32,6 +32,13 @@
 // this package's directory (DemoFixture), is a full example; the Fixture
 // type and its members document every field.
 //
+// Two top-level members set how the embedded pages renew a session (see
+// "Session renewal in place"): "predatesSessionRenewal": true plays a
+// platform from before the renewal messages, and "sessionExpiringLead"
+// (a duration such as "15m", from "1m" to "12h"; default "10m") is how
+// long before the token's trust ends the page posts
+// cube:event:session-expiring.
+//
 // A key without "deployments" is unscoped. A user's "active" defaults to
 // true. Exactly one branch of a deployment is the production branch; a
 // branch's optional "stagingEnvironment" (shared branches only),
@@ -173,8 +180,9 @@
 // /embed/dashboard/{publicId}?session=, /embed/d/{deploymentId}/dashboard/{publicId}?session=,
 // /embed/d/{deploymentId}/app?session= and /embed/chat?sessionId=. The page
 // exchanges the id, then reads GET /embed/api/context with the embed token
-// as its Bearer credential (401 once the token is revoked or expired, which
-// the page shows as "session ended"). It formats numbers and dates in the
+// as its Bearer credential (401 once the token is revoked or expired: the
+// page shows "session ended" for a revoked token and "Session expired"
+// past its trust end, see "Session renewal in place"). It formats numbers and dates in the
 // session's locale and time zone (runtime message, then ?locale= and
 // ?timezone=, then settings, then en-US and UTC), applies the theme, and
 // speaks the platform's documented postMessage protocol with the host
@@ -189,13 +197,59 @@
 // come from GET /embed/api/export with the embed token, a route of the
 // emulator's own); cube:event:drilldown when the
 // viewer clicks a bar (member sales.region); cube:event:ai-query on the
-// chat surface; and cube:event:error, fatal with context embed-render for a
+// chat surface; cube:event:error, fatal with context embed-render for a
 // dashboard whose fixture has a renderError and embed-session for a
-// missing, used, expired or revoked session (and once the page stops
-// trusting its token, an hour before its signed expiry). It sends no
-// other message. It honours cube:action:set-filter, navigate, refresh,
-// set-locale, set-theme, set-color-scheme and the uncatalogued
-// set-timezone.
+// missing, used, expired or revoked session; and
+// cube:event:session-expiring and cube:event:session-expired (see
+// "Session renewal in place"). It sends no other message. It honours
+// cube:action:set-filter, navigate, refresh, set-locale, set-theme,
+// set-color-scheme, set-session and the uncatalogued set-timezone.
+//
+// # Session renewal in place
+//
+// The embed token is signed for 24 hours, and the page stops trusting it
+// an hour earlier, 23 hours after the exchange, as the platform's page
+// does. Both moments follow the emulator's clock: the page reads
+// serverTime with its context every two seconds, so POST /_emulator/clock
+// {"advance": "23h"} reaches an open page within a few seconds.
+//
+//   - cube:event:session-expiring comes sessionExpiringLead (default 10
+//     minutes) before the trust ends. The platform's documentation does
+//     not say how long before; the default and the allowed range (1
+//     minute to 12 hours) are the emulator's choices.
+//   - cube:event:session-expired comes when the trust ends, or when the
+//     context call is refused after it (a tab asleep past the signed
+//     expiry); the page clears its data, shows "Session expired", stops
+//     polling and keeps listening for set-session. It does not also send
+//     the fatal cube:event:error of the older platform.
+//   - Both payloads are empty ({}): the documentation knows no fields.
+//     Each event comes at most once per token. session-expiring is
+//     best-effort on the platform and may come late: when one clock jump
+//     crosses both moments, the page sends session-expired and then
+//     session-expiring, as a timer woken after the end would.
+//   - cube:action:set-session with {sessionId} exchanges the new id by the
+//     first exchange's rules (single use, within 5 minutes, not revoked,
+//     known), replaces the token, starts both events' timers again for it,
+//     reloads the context and renders again, without reloading the
+//     document: what the host set at runtime (locale, time zone, theme,
+//     color scheme, filters, the in-embed path) stays. Nothing confirms a
+//     renewal, as nothing is documented to. An id that cannot be exchanged
+//     is reported with cube:event:error, context embed-session, fatal only
+//     when the current token is no longer trusted; otherwise the page goes
+//     on with it. A payload without a string sessionId is ignored, as is a
+//     message not from the parent window and origin or outside the
+//     envelope, as for every action. Of overlapping set-session actions
+//     the last one wins.
+//
+// A 401 on the context call before the trust ends (a revoked token) ends
+// the session with a fatal cube:event:error, context embed-session, and
+// "session ended", as before.
+//
+// A fixture with "predatesSessionRenewal": true plays a platform from
+// before these messages: the page sends neither event, ignores
+// set-session as an unknown action, and when the trust ends posts a fatal
+// cube:event:error (context embed-session, "the session has ended") and
+// shows "session ended", so the host loads the frame again.
 //
 // The page honours the documented chrome switches of its address, read
 // when the page is rendered: allowExport counts only as the literal "true"

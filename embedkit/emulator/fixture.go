@@ -48,6 +48,22 @@ type Fixture struct {
 	// MaxExportsInFlight bounds the dashboard exports in flight per
 	// rendered identity (0 means 3).
 	MaxExportsInFlight int `json:"maxExportsInFlight,omitempty"`
+	// PredatesSessionRenewal plays a platform from before "Session
+	// renewal in place": the embedded pages send neither
+	// cube:event:session-expiring nor cube:event:session-expired, ignore
+	// cube:action:set-session as an unknown action, and when the page
+	// stops trusting its token (about 23 hours after the exchange) it
+	// posts a fatal cube:event:error (context embed-session) and shows
+	// "session ended", so the host loads the frame again. False, the
+	// default, plays the current platform.
+	PredatesSessionRenewal bool `json:"predatesSessionRenewal,omitempty"`
+	// SessionExpiringLead is how long before the page stops trusting its
+	// token it posts cube:event:session-expiring: a Go duration such as
+	// "15m", from 1m to 12h; empty means 10m. The platform's
+	// documentation does not say when the event comes: the default and
+	// the range are the emulator's choice. It has no effect with
+	// PredatesSessionRenewal.
+	SessionExpiringLead string `json:"sessionExpiringLead,omitempty"`
 
 	Users          []User                `json:"users,omitempty"`
 	APIKeys        []APIKey              `json:"apiKeys,omitempty"`
@@ -288,6 +304,14 @@ func (f *Fixture) validate() error {
 	}
 	if f.MaxExportsInFlight < 0 {
 		c.fail("maxExportsInFlight", "must not be negative")
+	}
+	if f.SessionExpiringLead != "" {
+		switch d, err := time.ParseDuration(f.SessionExpiringLead); {
+		case err != nil:
+			c.fail("sessionExpiringLead", "must be a duration such as \"15m\"")
+		case d < minSessionExpiringLead || d > maxSessionExpiringLead:
+			c.fail("sessionExpiringLead", "must be between %s and %s", fmtLead(minSessionExpiringLead), fmtLead(maxSessionExpiringLead))
+		}
 	}
 	users := map[string]bool{}
 	for i, u := range f.Users {
@@ -547,6 +571,33 @@ func validateVersions(c *fixtureChecker, p string, versions []Version) {
 			break
 		}
 	}
+}
+
+// The lead of cube:event:session-expiring before the trust end: the
+// emulator's choice, as the platform's documentation gives none. At least
+// a minute, so that the event can precede the end on a page that polls
+// every two seconds; at most 12 hours, half of the token's life.
+const (
+	defaultSessionExpiringLead = 10 * time.Minute
+	minSessionExpiringLead     = time.Minute
+	maxSessionExpiringLead     = 12 * time.Hour
+)
+
+// sessionExpiringLead is the fixture's SessionExpiringLead, or the
+// default when it is empty. The fixture was validated.
+func (f *Fixture) sessionExpiringLead() time.Duration {
+	if d, err := time.ParseDuration(f.SessionExpiringLead); err == nil {
+		return d
+	}
+	return defaultSessionExpiringLead
+}
+
+// fmtLead writes a whole number of minutes or hours as "1m" or "12h".
+func fmtLead(d time.Duration) string {
+	if d%time.Hour == 0 {
+		return strconv.FormatInt(int64(d/time.Hour), 10) + "h"
+	}
+	return strconv.FormatInt(int64(d/time.Minute), 10) + "m"
 }
 
 // formatID renders a numeric id the way list envelopes show it.

@@ -3,6 +3,7 @@ package emulator
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestLoadFixtureErrors(t *testing.T) {
@@ -45,6 +46,13 @@ func TestLoadFixtureErrors(t *testing.T) {
 		{"embed tenant name", `{"tenant":"acme","embedTenants":[{"name":"X"}]}`, "embedTenants[0].name: must match"},
 		{"audit event name", `{"tenant":"acme","auditEvents":[{"time":"2026-01-01T00:00:00Z"}]}`, "auditEvents[0].eventName: is required"},
 		{"negative limit", `{"tenant":"acme","maxExportsInFlight":-1}`, "maxExportsInFlight: must not be negative"},
+		{"lead not a duration", `{"tenant":"acme","sessionExpiringLead":"soon"}`, `sessionExpiringLead: must be a duration such as "15m"`},
+		{"lead without a unit", `{"tenant":"acme","sessionExpiringLead":"15"}`, `sessionExpiringLead: must be a duration such as "15m"`},
+		{"lead not a string", `{"tenant":"acme","sessionExpiringLead":900}`, "sessionExpiringLead: must be a string"},
+		{"lead too short", `{"tenant":"acme","sessionExpiringLead":"59s"}`, "sessionExpiringLead: must be between 1m and 12h"},
+		{"lead too long", `{"tenant":"acme","sessionExpiringLead":"12h0m1s"}`, "sessionExpiringLead: must be between 1m and 12h"},
+		{"negative lead", `{"tenant":"acme","sessionExpiringLead":"-10m"}`, "sessionExpiringLead: must be between 1m and 12h"},
+		{"renewal switch not a boolean", `{"tenant":"acme","predatesSessionRenewal":"yes"}`, "predatesSessionRenewal: must be a boolean"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -56,6 +64,34 @@ func TestLoadFixtureErrors(t *testing.T) {
 				t.Errorf("error %q, want it to contain %q", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestLoadFixtureSessionRenewal(t *testing.T) {
+	tests := []struct {
+		name, src string
+		predates  bool
+		lead      time.Duration
+	}{
+		{"defaults", `{"tenant":"acme"}`, false, 10 * time.Minute},
+		{"shortest lead", `{"tenant":"acme","sessionExpiringLead":"1m"}`, false, time.Minute},
+		{"longest lead", `{"tenant":"acme","sessionExpiringLead":"12h"}`, false, 12 * time.Hour},
+		{"lead in two units", `{"tenant":"acme","sessionExpiringLead":"1h30m"}`, false, 90 * time.Minute},
+		{"older platform", `{"tenant":"acme","predatesSessionRenewal":true}`, true, 10 * time.Minute},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := LoadFixture(strings.NewReader(tt.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.PredatesSessionRenewal != tt.predates || f.sessionExpiringLead() != tt.lead {
+				t.Errorf("predates %v, lead %s; want %v, %s", f.PredatesSessionRenewal, f.sessionExpiringLead(), tt.predates, tt.lead)
+			}
+		})
+	}
+	if _, err := New(&Fixture{Tenant: "acme", SessionExpiringLead: "30s"}); err == nil || err.Error() != "emulator: invalid fixture: sessionExpiringLead: must be between 1m and 12h" {
+		t.Errorf("New with a 30s lead: %v", err)
 	}
 }
 

@@ -13,6 +13,7 @@ func FuzzLoadFixture(f *testing.F) {
 	f.Add([]byte(testFixture))
 	f.Add(demoFixtureJSON)
 	f.Add([]byte(`{"tenant":"acme"}`))
+	f.Add([]byte(`{"tenant":"acme","predatesSessionRenewal":true,"sessionExpiringLead":"1h30m"}`))
 	f.Add([]byte(`{"tenant":"acme","deployments":[{"id":1,"name":"x","createdAt":"2026-01-01T00:00:00Z","branches":[{"id":1,"name":"m","kind":"production"}]}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fx, err := LoadFixture(bytes.NewReader(data))

@@ -18,7 +18,9 @@ import (
 // token at /api/v1/embed/session/token, keeps the token in memory, and
 // calls /embed/api/context with it every two seconds. A revoked or expired
 // token makes that call answer 401, which the page shows as "session
-// ended". The script and styles are served from /embed/assets/, so the
+// ended" (revoked) or "Session expired" (past the trust end, 23 hours after
+// the exchange; the page usually sees that end first, from the context's
+// serverTime). The script and styles are served from /embed/assets/, so the
 // pages run under a Content-Security-Policy without inline code.
 
 //go:embed assets
@@ -57,6 +59,12 @@ type embedPage struct {
 	SessionParam string
 	// Chrome is which parts of the page show, from the address switches.
 	Chrome pageChrome
+	// SessionRenewal is whether the page plays the platform's session
+	// renewal messages (not Fixture.PredatesSessionRenewal), and
+	// ExpiringLeadMS the lead of cube:event:session-expiring in
+	// milliseconds (Fixture.SessionExpiringLead).
+	SessionRenewal bool
+	ExpiringLeadMS int64
 }
 
 // errorPage is what error.html is rendered from.
@@ -100,6 +108,7 @@ func (s *Server) handleEmbedPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	page.Chrome = readChrome(page.Surface, r.URL.Query(), s.downloadsRestricted())
+	page.SessionRenewal, page.ExpiringLeadMS = s.sessionRenewal()
 	var buf bytes.Buffer
 	if err := pageTemplates.ExecuteTemplate(&buf, "page.html", page); err != nil {
 		s.writeError(w, http.StatusInternalServerError, "render embedded page")
@@ -396,6 +405,15 @@ func nonNil(m map[string]any) map[string]any {
 		return map[string]any{}
 	}
 	return m
+}
+
+// sessionRenewal reports whether the embedded pages play the platform's
+// session renewal messages, and the lead of cube:event:session-expiring
+// in milliseconds.
+func (s *Server) sessionRenewal() (bool, int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.st.fx.PredatesSessionRenewal, s.st.fx.sessionExpiringLead().Milliseconds()
 }
 
 // dashboardRenderError is the renderError of dashboard publicID.

@@ -179,6 +179,42 @@ func TestEmbedPage(t *testing.T) {
 	}
 }
 
+// TestEmbedPageSessionRenewal checks what the page is told of the
+// platform's session renewal: on unless the fixture plays a platform
+// predating it, and the lead of session-expiring in milliseconds.
+func TestEmbedPageSessionRenewal(t *testing.T) {
+	tests := []struct {
+		name  string
+		edit  func(*Fixture)
+		wants []string
+	}{
+		{"current platform, default lead", func(*Fixture) {}, []string{`data-session-renewal="on"`, `data-session-expiring-lead-ms="600000"`}},
+		{"lead of 15m", func(f *Fixture) { f.SessionExpiringLead = "15m" }, []string{`data-session-renewal="on"`, `data-session-expiring-lead-ms="900000"`}},
+		{"older platform", func(f *Fixture) { f.PredatesSessionRenewal = true }, []string{`data-session-renewal="off"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newPagesServerWith(t, tt.edit)
+			for _, target := range []string{"/embed/dashboard/sales-overview?session=0123", "/embed/d/1/app?session=0123", "/embed/chat?sessionId=0123"} {
+				body := readBody(t, serve(t, s, "GET", target, "", nil))
+				for _, want := range tt.wants {
+					if !strings.Contains(body, want) {
+						t.Errorf("%s lacks %s", target, want)
+					}
+				}
+			}
+		})
+	}
+	// A reset to a fixture of the older platform reaches the next page.
+	s := newPagesServer(t)
+	if err := s.Reset(&Fixture{Tenant: "acme", PredatesSessionRenewal: true}); err != nil {
+		t.Fatal(err)
+	}
+	if body := readBody(t, serve(t, s, "GET", "/embed/chat?sessionId=0123", "", nil)); !strings.Contains(body, `data-session-renewal="off"`) {
+		t.Error("after Reset to an older platform the page still plays renewal")
+	}
+}
+
 func TestEmbedPageAppSubpath(t *testing.T) {
 	s := newPagesServer(t)
 	res := serve(t, s, "GET", "/embed/d/42/app/workbook/130?session=x", "", nil)
@@ -333,7 +369,7 @@ func TestEmbedScriptProtocol(t *testing.T) {
 			t.Errorf("embed.js lacks %s", want)
 		}
 	}
-	for _, banned := range []string{`"*"`, "localStorage", "sessionStorage", "document.cookie", "innerHTML", "eval(", "console.", "platform-embed", "session-expiring", "renew-session"} {
+	for _, banned := range []string{`"*"`, "localStorage", "sessionStorage", "document.cookie", "innerHTML", "eval(", "console.", "platform-embed", "renew-session"} {
 		if strings.Contains(src, banned) {
 			t.Errorf("embed.js uses %s", banned)
 		}

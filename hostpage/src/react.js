@@ -171,9 +171,26 @@ export function useEmbedkitFrame(ref) {
   return handle;
 }
 
+// firstLoadQuery is the query of a frame's first load: the props that
+// have a URL form, locale and timezone, which the kit's frame endpoint
+// reads (and checks: a value it does not support is ignored), so the
+// frame opens in them instead of switching once it is ready.
+function firstLoadQuery(locale, timezone) {
+  const q = [];
+  if (typeof locale === "string" && locale !== "") q.push("locale=" + encodeURIComponent(locale));
+  if (typeof timezone === "string" && timezone !== "") q.push("timezone=" + encodeURIComponent(timezone));
+  return q.length ? "?" + q.join("&") : "";
+}
+
 function EmbedkitFrameRender(props, forwarded) {
   const { target, framePrefix, filters, locale, timezone, theme, colorScheme } = props;
-  const src = frameSrc(target, framePrefix);
+  const path = frameSrc(target, framePrefix);
+  // The iframe's src is set once per target: later locale and timezone
+  // changes go to the live frame as actions, not as a new load (and a new
+  // session).
+  const first = useRef({ path: null, src: null });
+  if (first.current.path !== path) first.current = { path: path, src: path + firstLoadQuery(locale, timezone) };
+  const src = first.current.src;
   if (props.src !== undefined) {
     throw propError("src", "left out: the src is the kit's frame endpoint for target (framePrefix + target)", props.src);
   }
@@ -224,7 +241,7 @@ function EmbedkitFrameRender(props, forwarded) {
       // keeps the iframe in the document, and so the frame.
       if (!el.isConnected) release(h);
     };
-  }, [src]);
+  }, [path]);
 
   // Settings: sent once the handle is known (the host page keeps them and
   // sends them again when the frame reports ready), and again on change.
@@ -256,7 +273,7 @@ function EmbedkitFrameRender(props, forwarded) {
     if (props[key] !== undefined && props[key] !== null) attrs[ATTR_PROPS[key]] = String(props[key]);
   }
   if (props.debug) attrs["data-embedkit-debug"] = "";
-  attrs.key = src; // another target is another iframe: a new frame
+  attrs.key = path; // another target is another iframe: a new frame
   attrs.src = src;
   attrs["data-embedkit"] = "";
   attrs["data-embedkit-target"] = target;
@@ -270,9 +287,11 @@ function EmbedkitFrameRender(props, forwarded) {
 /**
  * EmbedkitFrame renders an embedded dashboard (or chat, or app) of the
  * kit's target `target`: an <iframe data-embedkit data-embedkit-target>
- * whose src is the kit's frame endpoint, created once per mount. Its
- * props filters, locale, timezone, theme and colorScheme are sent to the
- * frame as the documented actions, at mount and whenever they change;
+ * whose src is the kit's frame endpoint, created once per mount. The
+ * first load carries locale and timezone in its URL (the frame
+ * endpoint's query), so the frame opens in them. Its props filters,
+ * locale, timezone, theme and colorScheme are sent to the frame as the
+ * documented actions, at mount and whenever they change;
  * on<Event> props (onReady, onDrilldown, ...) and onEvent receive the
  * frame's events. Other props (title, className, style, loading, id,
  * aria-*, ...) go to the iframe, and its ref is the iframe element.

@@ -117,6 +117,7 @@ import (
 	"github.com/embedkit/embedkit/adapters/gorillasession"
 	"github.com/embedkit/embedkit/adapters/scssession"
 	"github.com/embedkit/embedkit/embedkit"
+	"github.com/embedkit/embedkit/embedkittest"
 	"github.com/embedkit/embedkit/middleware"
 )
 
@@ -155,6 +156,7 @@ var (
 	t           *testing.T
 	signedIn    func(subject string, r *http.Request) *http.Request
 	myRoutes    func(*middleware.Kit) http.Handler
+	p           *embedkittest.Platform // embedkittest.NewPlatform(t), in a test
 )
 `
 
@@ -168,6 +170,8 @@ var imports = map[string]string{
 	"slog":           "log/slog",
 	"http":           "net/http",
 	"httptest":       "net/http/httptest",
+	"cookiejar":      "net/http/cookiejar",
+	"url":            "net/url",
 	"os":             "os",
 	"time":           "time",
 	"embedkit":       "github.com/embedkit/embedkit/embedkit",
@@ -264,7 +268,12 @@ func declares(uses []string, name string) bool { return slices.Contains(uses, na
 // docs/ in a module of its own that requires embedkit through a replace
 // directive, as a host app does, offline.
 func TestGoExamplesCompile(t *testing.T) {
-	examples := blocks(t, "go")
+	var examples []block
+	for _, b := range blocks(t, "go") {
+		if !wholeFile(b) { // whole files: TestRouterExamplesCompile
+			examples = append(examples, b)
+		}
+	}
 	if len(examples) < 10 {
 		t.Fatalf("found %d Go examples, want the README's and docs' (10 or more)", len(examples))
 	}
@@ -460,4 +469,127 @@ func slug(h string) string {
 		}
 	}
 	return b.String()
+}
+
+// wholeFile reports whether a Go example is a file of its own, with its
+// package clause and imports, rather than statements.
+func wholeFile(b block) bool {
+	return strings.HasPrefix(strings.TrimSpace(b.code), "package ")
+}
+
+// routerModules are the modules the router examples import, and the
+// router package whose name is middleware too, if any: an example that
+// imports it must give it another name.
+var routerModules = []struct{ module, middleware string }{
+	{"github.com/go-chi/chi/v5", "github.com/go-chi/chi/v5/middleware"},
+	{"github.com/labstack/echo/v4", "github.com/labstack/echo/v4/middleware"},
+	{"github.com/gin-gonic/gin", ""},
+}
+
+// TestRouterExamplesCompile builds every Go example that is a whole file
+// (docs/routers.md's, which import chi, echo and gin) in a copy of the
+// module internal/readmecheck/routers: it requires the routers, and
+// embedkit from this checkout through a replace directive, so the kit's
+// own go.mod requires no router. Its modules come from the Go module
+// proxy ($GOPROXY) or the module cache. Each example is a package of its
+// own; each router has one, and one that imports a router's middleware
+// package beside the kit's names it otherwise. An example that defines
+// routes(kit, salesPage, yourLogout) is then served, and each of the
+// kit's endpoints must answer through it (routers/routestest).
+func TestRouterExamplesCompile(t *testing.T) {
+	var examples []block
+	for _, b := range blocks(t, "go") {
+		if wholeFile(b) {
+			examples = append(examples, b)
+		}
+	}
+	for _, r := range routerModules {
+		n := 0
+		for _, b := range examples {
+			if b.page == "docs/routers.md" && strings.Contains(b.code, `"`+r.module+`"`) {
+				n++
+			}
+		}
+		if n == 0 {
+			t.Errorf("docs/routers.md has no Go example that imports %s", r.module)
+		}
+	}
+	for _, b := range examples {
+		for _, r := range routerModules {
+			if r.middleware != "" && strings.Contains(b.code, `"`+r.middleware+`"`) &&
+				!regexp.MustCompile(`(?m)^\s*[A-Za-z_][A-Za-z0-9_]* "`+regexp.QuoteMeta(r.middleware)+`"`).MatchString(b.code) &&
+				strings.Contains(b.code, `"github.com/embedkit/embedkit/middleware"`) {
+				t.Errorf("%s:%d: imports %s and the kit's middleware without an alias for either", b.page, b.line, r.middleware)
+			}
+		}
+	}
+
+	src := filepath.Join(root, "internal", "readmecheck", "routers")
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	copyFile := func(name string, edit func(string) string) {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(src, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(b)
+		if edit != nil {
+			text = edit(text)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	replace := regexp.MustCompile(`(?m)^replace github.com/embedkit/embedkit => .*$`)
+	copyFile("go.mod", func(s string) string {
+		if !replace.MatchString(s) {
+			t.Fatal("internal/readmecheck/routers/go.mod has no replace directive for embedkit")
+		}
+		return replace.ReplaceAllString(s, "replace github.com/embedkit/embedkit => "+abs)
+	})
+	copyFile("go.sum", nil)
+	copyFile("routers.go", nil)
+	where := map[string]block{}
+	for i, b := range examples {
+		name := fmt.Sprintf("example%02d", i)
+		where[name] = b
+		if err := os.Mkdir(filepath.Join(dir, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		text := fmt.Sprintf("// %s:%d\n\n%s", b.page, b.line, b.code)
+		if err := os.WriteFile(filepath.Join(dir, name, "example.go"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// An example that defines routes, as each of docs/routers.md's
+		// does, is also served: every endpoint must answer.
+		if strings.Contains(b.code, "\nfunc routes(") {
+			pkg := strings.Fields(strings.TrimSpace(b.code))[1]
+			test := "package " + pkg + "\n\nimport (\n\t\"testing\"\n\n\t\"github.com/embedkit/embedkit/internal/readmecheck/routers/routestest\"\n)\n\n" +
+				"func TestRoutes(t *testing.T) { routestest.Check(t, routes) }\n"
+			if err := os.WriteFile(filepath.Join(dir, name, "example_test.go"), []byte(test), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := os.CopyFS(filepath.Join(dir, "routestest"), os.DirFS(filepath.Join(src, "routestest"))); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"vet", "./..."}, {"test", "-count=1", "./..."}} {
+		cmd := exec.Command("go", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			msg := string(out)
+			for name, b := range where {
+				msg = strings.ReplaceAll(msg, "routers/"+name, fmt.Sprintf("%s:%d (%s)", b.page, b.line, name))
+				msg = strings.ReplaceAll(msg, name+"/", fmt.Sprintf("%s:%d (%s) ", b.page, b.line, name))
+			}
+			t.Fatalf("go %s of the router examples against internal/readmecheck/routers/go.mod (its modules come from $GOPROXY) failed:\n%s", args[0], msg)
+		}
+	}
 }

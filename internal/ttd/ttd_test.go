@@ -122,6 +122,7 @@ fetch("/embed/session", {method: "POST", headers: {"Content-Type": "application/
 
 // bench is the host app, the platform and their proxies.
 type bench struct {
+	em                  *emulator.Server
 	host, platform, api *Proxy
 	spki                string
 	rec                 *recorder
@@ -228,6 +229,7 @@ func newBench(b *testing.B) *bench {
 	if err != nil {
 		b.Fatal(err)
 	}
+	be.em = em
 	be.platform = proxyTo(b, tlsServer(b, be.rec.wrap("platform", em), cert))
 	// The host's calls to the platform's API go through a proxy of their
 	// own, with the same delay (a mint costs a round trip), to a server of
@@ -394,15 +396,15 @@ func reactBundle(b *testing.B) (string, func(*http.Request) []byte) {
 // platform.test through their proxies and trusts the benchmark's
 // certificate by its key (which keeps the HTTP cache on, unlike
 // --ignore-certificate-errors).
-func (be *bench) browser(b *testing.B) context.Context {
+func (be *bench) browser(b *testing.B, extra ...chromedp.ExecAllocatorOption) context.Context {
 	rules := fmt.Sprintf("MAP host.test %s,MAP platform.test %s", be.host.Addr(), be.platform.Addr())
-	return testbrowser.Start(b, stepTimeout, firstAction,
+	return testbrowser.Start(b, stepTimeout, firstAction, append([]chromedp.ExecAllocatorOption{
 		chromedp.Flag("host-resolver-rules", rules),
 		chromedp.Flag("ignore-certificate-errors-spki-list", be.spki),
 		chromedp.Flag("disable-quic", true),
 		chromedp.Flag("disable-background-timer-throttling", true),
 		chromedp.Flag("disable-renderer-backgrounding", true),
-	)
+	}, extra...)...)
 }
 
 // firstAction is the first action of the browser and of each fresh

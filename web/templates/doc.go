@@ -20,7 +20,8 @@
 //
 // The stable DOM ids the app, its script and its tests rely on are:
 // #main, #sign-in, #account-menu, #account-name, #account-tenant,
-// #logout-form, #logout-button, #flash, #nav-menu (layout); #sign-in-cta
+// #logout-form (marked data-embedkit-logout, so submitting it ends the
+// embeds of every tab), #logout-button, #flash, #nav-menu (layout); #sign-in-cta
 // or #dashboards-cta (home); #page-title, #dashboards, #dashboards-empty
 // (dashboards); #embed-frame, #embed-status, #settings, #locale-select,
 // #timezone-select, #scheme-select, #settings-save, #settings-status

@@ -10,10 +10,16 @@
   var SOURCE = "cube-embed";
   var POLL_MS = 2000;
   // The page stops trusting a token an hour before its signed expiry
-  // (about 23 hours after the exchange), as the platform's page does, and
-  // then reports a fatal error: the docs define no message to renew a
-  // session in place, so the host loads the frame again.
+  // (about 23 hours after the exchange), as the platform's page does.
+  // There it posts cube:event:session-expired and shows "Session expired"
+  // (on a platform that predates the renewal messages: a fatal
+  // cube:event:error and "session ended", and the host loads the frame
+  // again).
   var TRUST_MARGIN_MS = 60 * 60 * 1000;
+  // How long before the trust end cube:event:session-expiring comes when
+  // the page is not told (data-session-expiring-lead-ms): the emulator's
+  // choice, as the platform's docs do not say.
+  var DEFAULT_EXPIRING_LEAD_MS = 10 * 60 * 1000;
   var SHIPPED_LOCALES = [
     "en-US", "de-DE", "es-ES", "es-MX", "fr-FR", "it-IT",
     "ja-JP", "nb-NO", "pt-BR", "pt-PT", "sv-SE", "vi-VN"
@@ -46,10 +52,25 @@
   var publicId = root.getAttribute("data-public-id") || "";
   var sessionParam = root.getAttribute("data-session-param") || "session";
   var parentOrigin = resolveParentOrigin();
+  // The platform's session renewal in place (cube:event:session-expiring,
+  // cube:event:session-expired, cube:action:set-session), rendered "off"
+  // for a fixture that plays a platform predating it, and the lead of
+  // session-expiring (the fixture's sessionExpiringLead).
+  var RENEWAL = root.getAttribute("data-session-renewal") !== "off";
+  var EXPIRING_LEAD_MS = (function () {
+    var ms = Number(root.getAttribute("data-session-expiring-lead-ms"));
+    return isFinite(ms) && ms > 0 ? ms : DEFAULT_EXPIRING_LEAD_MS;
+  })();
 
   var state = {
     token: null,
     generation: 0,
+    // Counts set-session actions, so that only the last one's exchange
+    // takes effect.
+    renewal: 0,
+    // When the current token stops being trusted (ms, the platform's
+    // clock), once a context has said.
+    trustEnd: null,
     context: null,
     runtimeLocale: null,
     runtimeTimezone: null,
@@ -600,6 +621,27 @@
     }
   }
 
+  // trustEnded is the end of the token's trust on a platform with the
+  // renewal messages: the page stops polling with the dead token, shows
+  // "Session expired" and posts cube:event:session-expired, and goes on
+  // listening for cube:action:set-session. A session-expiring its timer
+  // has not sent yet follows, as a timer woken late would send it.
+  function trustEnded() {
+    stopPolling();
+    state.token = null;
+    state.ended = true;
+    clearData();
+    setStatus("session expired", "expired", "Session expired.");
+    if (!state.endedSent) {
+      state.endedSent = true;
+      post("cube:event:session-expired", {});
+    }
+    if (!state.expiringSent) {
+      state.expiringSent = true;
+      post("cube:event:session-expiring", {});
+    }
+  }
+
   // exchange trades a single-use session id for an embed token. It
   // resolves with the token, or rejects with "invalid" (the id was unknown,
   // expired, revoked or used) or "error" (anything else).
@@ -636,6 +678,35 @@
     state.expiringSent = false;
     state.errorSent = false;
     state.renderedKey = "";
+    state.trustEnd = null;
+  }
+
+  // renewSession is cube:action:set-session: it exchanges the new id by
+  // the first exchange's rules and takes the token in place of the old
+  // one, without reloading the document, so what the host set at runtime
+  // (locale, time zone, theme, color scheme, filters, the in-embed path)
+  // stays. The renewal events may come again for the new token. No event
+  // confirms it, as none is documented. An id that cannot be exchanged is
+  // reported with cube:event:error (context embed-session), fatal only when
+  // the current token is no longer trusted; otherwise the page goes on
+  // with it. Of set-session actions that overlap, the last one wins.
+  function renewSession(sessionId) {
+    var renewal = ++state.renewal;
+    exchange(sessionId).then(function (token) {
+      if (renewal !== state.renewal) {
+        return;
+      }
+      useToken(token);
+      loadContext();
+    }, function (err) {
+      if (renewal !== state.renewal) {
+        return;
+      }
+      var trusted = state.token !== null && !state.ended;
+      var invalid = err && err.message === "invalid";
+      postError(invalid ? "the new session is unknown, expired, revoked or already used" : "the new session could not be exchanged",
+        "embed-session", !trusted);
+    });
   }
 
   // checkTrust warns the host as the token nears the moment the iframe
@@ -651,9 +722,18 @@
       now = Date.now();
     }
     var horizon = expires - TRUST_MARGIN_MS;
+    state.trustEnd = horizon;
     if (now >= horizon) {
-      sessionEnded("expired");
+      if (RENEWAL) {
+        trustEnded();
+      } else {
+        sessionEnded("expired");
+      }
       return false;
+    }
+    if (RENEWAL && !state.expiringSent && now >= horizon - EXPIRING_LEAD_MS) {
+      state.expiringSent = true;
+      post("cube:event:session-expiring", {});
     }
     return true;
   }
@@ -681,7 +761,15 @@
         return;
       }
       if (res.status === 401) {
-        sessionEnded("unauthorized");
+        // A token refused after its trust end (the tab slept past its
+        // signed expiry too) expired; before it, it was revoked. The
+        // answer's Date is the platform's clock.
+        var at = Date.parse(res.headers.get("Date") || "");
+        if (RENEWAL && state.trustEnd !== null && !isNaN(at) && at >= state.trustEnd) {
+          trustEnded();
+        } else {
+          sessionEnded("unauthorized");
+        }
         return;
       }
       var refusal = {
@@ -767,10 +855,22 @@
   }
 
   function start(sessionId, context) {
+    var renewal = state.renewal;
+    // renewed reports whether a set-session answered before this first
+    // exchange and already gave the page its token: then it wins.
+    function renewed() {
+      return renewal !== state.renewal && state.token !== null;
+    }
     return exchange(sessionId).then(function (token) {
+      if (renewed()) {
+        return;
+      }
       useToken(token);
       return loadContext();
     }, function (err) {
+      if (renewed()) {
+        return;
+      }
       var invalid = err && err.message === "invalid";
       if (invalid) {
         showInvalid();
@@ -1047,6 +1147,12 @@
       case "cube:action:navigate":
         if (typeof p.path === "string" && state.token && !state.ended) {
           navigateTo(p.path);
+        }
+        break;
+      case "cube:action:set-session":
+        // A platform that predates renewal does not know the action.
+        if (RENEWAL && typeof p.sessionId === "string") {
+          renewSession(p.sessionId);
         }
         break;
       default:

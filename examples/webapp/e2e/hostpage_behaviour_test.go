@@ -407,7 +407,7 @@ embedkit.debug(true);
 const good = {source: "cube-embed", direction: "event", type: "cube:event:view", payload: {surface: "dashboard", path: "/embed/chat"}, timestamp: 1, surface: "dashboard"};
 frameOf({"data-embedkit": "", id: "managed", src: sender([
   Object.assign({}, good, {source: "someone-else"}),
-  Object.assign({}, good, {type: "cube:event:session-expiring"}),
+  Object.assign({}, good, {type: "cube:event:content-height"}),
   good,
 ])});
 frameOf({id: "unmanaged", src: sender([good])});
@@ -420,7 +420,7 @@ return window.__console.filter((l) => l.startsWith("debug"));
 			for _, want := range []string{
 				"dropped (wrong origin)",
 				"dropped (wrong source)",
-				"dropped (unknown type): \"cube:event:session-expiring\"",
+				"dropped (unknown type): \"cube:event:content-height\"",
 				"dropped (unmanaged frame): \"cube:event:view\"",
 				"accepted: \"cube:event:view\"",
 			} {

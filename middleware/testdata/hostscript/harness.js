@@ -16,6 +16,9 @@
 //   h.fire(type[, "document"])      a window (or document) event: online, resize…
 //   h.raf()                         runs the pending animation frames
 //   h.send(el, data, {origin, source}) any message
+//   h.broadcast(data[, name]), h.storage(key, newValue)
+//                                   another tab of the origin (see below)
+//   h.submit(form, prevented)       a form's submission reaching the window
 //   h.listen(handle, name)          records what a listener gets
 //   h.respond(...specs)             scripts the next fetch answers:
 //                                   {status, json, retryAfter, headers} | {opaque: true}
@@ -126,6 +129,13 @@ class FakeElement {
       this.win = {
         postMessage(msg, origin) {
           log.push({ kind: "post", frame: label(el), at: clock.now, keys: Object.keys(msg), msg: clone(msg), origin });
+        },
+        // A parent may navigate its child frame's window (cross-tab logout
+        // blanks it): logged as kind "navigate".
+        location: {
+          replace(url) {
+            log.push({ kind: "navigate", frame: label(el), at: clock.now, value: String(url) });
+          },
         },
       };
     }
@@ -357,6 +367,51 @@ const win = {
     });
   },
 };
+// ---- other tabs: BroadcastChannel and localStorage ----------------------------
+// What the script posts or stores is logged (kind "broadcast": value is
+// the message as JSON; kind "storage": type set|remove, value). The
+// scenario plays another tab of the origin with h.broadcast(data) and
+// h.storage(key, newValue); `delete h.win.BroadcastChannel` before
+// h.load() plays a browser without one.
+
+const channels = [];
+class BroadcastChannel_ {
+  constructor(name) {
+    this.name = String(name);
+    this.onmessage = null;
+    this.closed = false;
+    channels.push(this);
+    log.push({ kind: "channel", value: this.name });
+  }
+  postMessage(data) {
+    if (this.closed) throw new Error("InvalidStateError: channel closed");
+    log.push({ kind: "broadcast", at: clock.now, value: JSON.stringify(data), origin: this.name });
+    // Delivered to the page's other channels of that name, as a task.
+    const copy = clone(data);
+    for (const c of channels) {
+      if (c !== this && !c.closed && c.name === this.name && c.onmessage) {
+        setImmediate(() => c.onmessage({ data: copy }));
+      }
+    }
+  }
+  close() {
+    this.closed = true;
+  }
+}
+const storage = new Map();
+win.localStorage = {
+  getItem: (k) => (storage.has(k) ? storage.get(k) : null),
+  setItem(k, v) {
+    storage.set(k, String(v));
+    log.push({ kind: "storage", type: "set", at: clock.now, origin: k, value: String(v) });
+  },
+  removeItem(k) {
+    storage.delete(k);
+    log.push({ kind: "storage", type: "remove", at: clock.now, origin: k });
+  },
+};
+win.BroadcastChannel = BroadcastChannel_;
+
 win.window = win;
 win.self = win;
 const ctx = vm.createContext(win);
@@ -419,6 +474,22 @@ const h = {
   fire(type, target) {
     const list = target === "document" ? doc.listeners[type] : winListeners[type];
     for (const fn of list || []) fn({ type });
+  },
+  // broadcast delivers data to the page's channels named name (default
+  // "embedkit") as a message from another tab of the origin.
+  broadcast(data, name) {
+    for (const c of channels) {
+      if (!c.closed && c.name === (name || "embedkit") && c.onmessage) c.onmessage({ data });
+    }
+  },
+  // storage fires the storage event another tab's write would.
+  storage(key, newValue) {
+    for (const fn of winListeners.storage || []) fn({ type: "storage", key, newValue, oldValue: null });
+  },
+  // submit fires a form's submit event as it reaches the window, after
+  // the page's own handlers (prevented: one of them cancelled it).
+  submit(form, prevented) {
+    for (const fn of winListeners.submit || []) fn({ type: "submit", target: form, defaultPrevented: Boolean(prevented) });
   },
   raf() {
     for (const fn of rafs.splice(0)) fn(clock.now);

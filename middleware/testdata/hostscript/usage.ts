@@ -31,12 +31,20 @@ sales.on("error", (e) => {
   if (e.payload.fatal && e.payload.context !== "embed-render") console.log("the kit renews this frame");
 });
 sales.on("session-ended", (e) => {
-  const status: 401 = e.payload.status;
+  const status: 401 | undefined = e.payload.status;
+  const reason: "logout" | undefined = e.payload.reason;
   const type: "embedkit:session-ended" = e.type;
-  console.log(status, type);
+  console.log(status, reason, type);
   location.assign("/login");
 });
-sales.on("session-renewed", (e) => console.log(e.payload.reason));
+sales.on("session-renewed", (e) => {
+  const inPlace: boolean = e.payload.inPlace;
+  const reason: "expiring" | "expired" | "error" | "reload" = e.payload.reason;
+  console.log(reason, inPlace);
+});
+sales.on("session-expiring", (e) => console.log(e.type === "cube:event:session-expiring"));
+sales.on("session-expired", (e) => console.log(e.type === "cube:event:session-expired"));
+iframe.addEventListener("embedkit:session-expired", (e) => console.log(e.detail.name));
 sales.on("renew-failed", (e) => {
   const retry: number | null = e.payload.retryInMs;
   console.log(e.payload.status, e.payload.message, e.payload.attempt, retry);
@@ -62,7 +70,11 @@ sales.setTimezone("Europe/Berlin");
 sales.setTheme({ primaryColor: "#0b5fff", font: "Inter", borderRadius: 6 });
 sales.setColorScheme("dark");
 sales.navigate("/embed/dashboard/regional-performance");
-sales.refresh();
+sales.refresh().then((loaded) => {
+  const widgets: number | undefined = loaded.payload.widgetCount;
+  const name: "dashboard-loaded" = loaded.name;
+  console.log(widgets, name);
+});
 sales
   .reload()
   .then((ready) => console.log(ready.payload.surface))
@@ -74,6 +86,9 @@ embedkit.setTheme({ primaryColor: "#123456" });
 embedkit.setColorScheme("auto");
 embedkit.setFilter("sales.region", "EMEA");
 embedkit.refresh();
+// A single-page app that logs out by fetch tells every tab.
+const done: void = embedkit.signedOut();
+console.log(done);
 const all: embedkit.Frame[] = embedkit.frames();
 console.log(all.length, iframe.src, window.embedkit === embedkit);
 
@@ -90,7 +105,11 @@ document.addEventListener("embedkit:renew-failed", (e) => console.log(e.detail.p
 window.addEventListener("embedkit:session-ended", (e) => console.log(e.detail.payload.status));
 
 // @ts-expect-error not an event name
-sales.on("session-expiring", () => {});
+sales.on("content-height", () => {});
+// @ts-expect-error the session events name no payload fields
+sales.on("session-expiring", (e) => console.log(e.payload.sessionId));
+// @ts-expect-error refresh resolves with dashboard-loaded, not ready
+sales.refresh().then((e) => console.log(e.payload.embedTenant));
 // @ts-expect-error not a color scheme
 sales.setColorScheme("blue");
 // @ts-expect-error a member is view.member

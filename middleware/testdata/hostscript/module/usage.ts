@@ -20,6 +20,6 @@ document.addEventListener("embedkit:ready", (e) => console.log(e.detail.payload.
 // @ts-expect-error: platformOrigin is required
 configure({ sessionURL: "/embed/session" });
 // @ts-expect-error: not an event
-sales.on("session-expiring", () => {});
+sales.on("content-height", () => {});
 // @ts-expect-error: the module has no global embedkit of its own
 embedkit.frame("#sales");
