@@ -94,7 +94,48 @@ func (e *UnverifiedViewerError) Unwrap() error { return e.Err }
 // Viewer returns ErrNoViewer (possibly wrapped) when nobody is logged in,
 // and another error when the user is logged in but their data cannot be
 // mapped (for example a claim of the wrong type); that error names the
-// claim or field. Implementations must be safe for concurrent use.
+// claim or field. An Identity that knows who the viewer is but cannot
+// check that the login is still live returns an *UnverifiedViewerError.
+// Implementations must be safe for concurrent use.
+//
+// An Identity the host's login handler writes to (gorillasession's on
+// cookies, scssession's on alexedwards/scs server-side sessions) has,
+// beside Viewer, a Save and a Clear, and the contract covers all three:
+//
+//   - Viewer.SessionKey is the login's own key: random and unguessable
+//     (gorillasession and scssession use 130 bits), made at Save, the
+//     same for every request of the login and new at every sign-in. It is
+//     not the session library's token or cookie value (a bearer
+//     credential, which the library may renew within one login) and not
+//     the provider's sid (Viewer.ProviderSID, kept beside it). The Kit
+//     keeps the embed sessions it mints under it, so logout revokes
+//     exactly that login's.
+//   - Save(w, r, v) starts a fresh login for v: the session's earlier
+//     values are dropped and its id renewed (no session fixation), and v
+//     gets a fresh SessionKey when it has none. Over an existing login
+//     (another user in the same browser, or the same user again) it ends
+//     that login as logout would: its embed sessions are revoked, and a
+//     copy of its cookie signs nobody in. The Identity does this through
+//     the Kit given to it once the Kit is built (identity.Revoker = kit:
+//     gorillasession.Identity.Revoker, scssession.Identity.Revoker);
+//     otherwise the login handler must call Kit.RevokeRequest before
+//     Save, or the earlier login's embeds stay alive.
+//   - Clear(w, r) ends the login: from then on neither the request's
+//     cookie nor any copy of it signs anyone in. A server-side session
+//     store deletes the session, and needs no EndedLogins; a session held
+//     whole in a cookie cannot be deleted, so its key goes to an
+//     EndedLogins until every copy has expired. Mount the logout handler
+//     that calls Clear inside Kit.Logout, which revokes the login's embed
+//     sessions before it runs.
+//   - Back-channel logout ends the logins of a subject or of a provider
+//     session (EndedLogins.EndLoginsOf and EndLoginsOfSID for cookies,
+//     scssession.Identity.EndingLogins for scs) beside the Kit's
+//     RevokeSubject and RevokeProviderSession.
+//
+// identitytest.Run checks an Identity against this contract through
+// HTTP; every such Identity of the kit runs it. An Identity that reads a
+// trusted proxy's headers on every request (proxyheaders) has no login of
+// its own to save or clear, and no SessionKey.
 type Identity interface {
 	Viewer(r *http.Request) (*Viewer, error)
 }

@@ -94,6 +94,13 @@
 // lifetime (MaxLifetime, or the cookie's MaxAge), which is how long those
 // records last.
 //
+// A sign-in over a login (another user in the same browser, or the same
+// one again) ends the earlier login as logout would when the Kit is the
+// Identity's Revoker (identity.Revoker = kit, once the Kit is built):
+// Save revokes its embed sessions and records it in EndedLogins before it
+// replaces the session. Without a Revoker the login handler does both
+// (Kit.RevokeRequest, then Identity.End) before Save.
+//
 // Clear expires the cookie before it writes to the list, so logout ends
 // the session in the browser even while the list is down. A record it
 // cannot write is logged to Identity.Logger and counted in

@@ -88,12 +88,28 @@ type Identity struct {
 	// OpenTelemetry adapters do). Pass the Kit's Config.Metrics. Default:
 	// none.
 	Metrics middleware.Metrics
+	// Revoker, when set, makes a sign-in over a login end that login as
+	// logout would: Save revokes its embed sessions through Revoker and
+	// records it in EndedLogins (End) before it replaces the session.
+	// Set it to the Kit once the Kit is built (the Kit's Config takes
+	// the Identity): identity.Revoker = kit. Without it, the login
+	// handler does both itself before Save (Kit.RevokeRequest, then
+	// End), or the earlier login's embeds stay alive.
+	Revoker Revoker
 
 	// plainHTTPWarned is set once the plain-http warning is logged.
 	plainHTTPWarned atomic.Bool
 }
 
 var _ middleware.Identity = (*Identity)(nil)
+
+// Revoker revokes the embed sessions of the login a request holds, where
+// the Kit keeps them (in a server-side store, or in this very cookie:
+// Identity.SessionStore). *middleware.Kit implements it
+// (Kit.RevokeRequest).
+type Revoker interface {
+	RevokeRequest(w http.ResponseWriter, r *http.Request) error
+}
 
 // New returns an Identity that keeps the viewer in the session called name
 // of store; SecureCookieStore makes a suitable store.
@@ -145,8 +161,15 @@ func (id *Identity) session(r *http.Request) (*sessions.Session, error) {
 // session before is dropped (no session fixation; with a server-side store
 // the session also gets a new id), and a compact JSON of v is stored under
 // one key. When v.SessionKey is empty the stored copy gets a fresh random
-// key. Log the previous viewer out first when one user replaces another, so
-// that their embed sessions are revoked.
+// key.
+//
+// When the session already holds a login (another user, or the same one
+// signing in again) and Revoker is set, Save first ends that login as
+// logout would: its embed sessions are revoked (Revoker.RevokeRequest)
+// and it is recorded in EndedLogins (End), so a copy of its cookie signs
+// nobody in. When either fails, Save returns the error and the session
+// keeps the earlier login. Without Revoker the login handler must do both
+// itself before Save.
 //
 // Save writes the Set-Cookie header, so it must run before the response
 // header is written. When the cookie would exceed MaxCookieBytes it returns
@@ -166,6 +189,9 @@ func (id *Identity) Save(w http.ResponseWriter, r *http.Request, v *middleware.V
 	b, err := json.Marshal(rec)
 	if err != nil {
 		return fmt.Errorf("gorillasession: encoding viewer: %w", err)
+	}
+	if err := id.endEarlier(w, r); err != nil {
+		return err
 	}
 	sess, err := id.session(r)
 	if err != nil {
@@ -297,6 +323,27 @@ func (id *Identity) End(r *http.Request) error {
 		return nil
 	}
 	return id.recordBy(r.Context(), rec, id.recordUntil(rec, sess))
+}
+
+// endEarlier ends the login r holds, when there is one and Revoker is
+// set: its embed sessions are revoked and it is recorded as ended.
+func (id *Identity) endEarlier(w http.ResponseWriter, r *http.Request) error {
+	if id.Revoker == nil {
+		return nil
+	}
+	sess, err := id.session(r)
+	if err != nil {
+		return err
+	}
+	if _, ok := storedViewerOf(sess); !ok {
+		return nil
+	}
+	// A login that has already ended or expired is not the Kit's viewer
+	// (ErrNoViewer): it has nothing left to revoke.
+	if err := id.Revoker.RevokeRequest(w, r); err != nil && !errors.Is(err, middleware.ErrNoViewer) {
+		return fmt.Errorf("gorillasession: Save: revoking the embed sessions of the login signed in over: %w", err)
+	}
+	return id.End(r)
 }
 
 // cookieMaxAge is the MaxAge, in seconds, of sess's cookie: its options',
