@@ -26,10 +26,8 @@ func (l *flakyList) EndLogin(ctx context.Context, key string, until time.Time) e
 
 // A logout the list of ended logins could not record is kept by the Kit,
 // and Run (here FlushRevokes, one pass of it) writes it once the list
-// answers. gorillasession.Identity does this by itself when its Keeper is
-// the Kit:
-//
-//	identity.Keeper = kit
+// answers. gorillasession.Identity does this by itself: New makes the Kit
+// its Keeper (KitUser).
 func ExampleKit_KeepEndedLogin() {
 	platformURL, client, stop := startPlatform()
 	defer stop()

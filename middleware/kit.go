@@ -361,6 +361,9 @@ func New(cfg Config) (*Kit, error) {
 		k.queue = NewMemoryQueue(cfg.Now)
 	}
 	k.hostJS = renderHostScript(k.HostSettings())
+	if u, ok := cfg.Identity.(KitUser); ok {
+		u.UseKit(k)
+	}
 	return k, nil
 }
 

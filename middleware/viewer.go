@@ -116,8 +116,8 @@ func (e *UnverifiedViewerError) Unwrap() error { return e.Err }
 //     (another user in the same browser, or the same user again) it ends
 //     that login as logout would: its embed sessions are revoked, and a
 //     copy of its cookie signs nobody in. The Identity does this through
-//     the Kit given to it once the Kit is built (identity.Revoker = kit:
-//     gorillasession.Identity.Revoker, scssession.Identity.Revoker);
+//     the Kit it is built with (KitUser: New hands the Kit to
+//     gorillasession.Identity and scssession.Identity as their Revoker);
 //     otherwise the login handler must call Kit.RevokeRequest before
 //     Save, or the earlier login's embeds stay alive.
 //   - Clear(w, r) ends the login: from then on neither the request's
@@ -138,6 +138,20 @@ func (e *UnverifiedViewerError) Unwrap() error { return e.Err }
 // its own to save or clear, and no SessionKey.
 type Identity interface {
 	Viewer(r *http.Request) (*Viewer, error)
+}
+
+// KitUser is an Identity that works with the Kit it is configured in. New
+// calls UseKit with the Kit it built, once, before it returns it, so that
+// the two are joined without a line of the app's: the kit's own
+// Identities take the Kit as what revokes the embeds of a login that a
+// sign-in replaces (gorillasession.Identity.Revoker,
+// scssession.Identity.Revoker) and as the Keeper of a logout their list
+// of ended logins could not record (gorillasession.Identity.Keeper).
+// UseKit only keeps k (the Kit is not serving yet) and leaves alone what
+// the app set itself. An Identity wrapped in another (an IdentityFunc
+// around it) is not found: set its fields to the Kit by hand.
+type KitUser interface {
+	UseKit(k *Kit)
 }
 
 // IdentityFunc adapts a function to Identity.

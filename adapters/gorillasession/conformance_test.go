@@ -62,7 +62,6 @@ func TestIdentityConformance(t *testing.T) {
 					Identity: id,
 					SignIn:   id.Save,
 					SignOut:  id.Clear,
-					Join:     func(kit *middleware.Kit) { id.Revoker = kit },
 				}
 				if tt.list == nil {
 					h.CopiesOutliveLogout = true

@@ -96,10 +96,11 @@
 //
 // A sign-in over a login (another user in the same browser, or the same
 // one again) ends the earlier login as logout would when the Kit is the
-// Identity's Revoker (identity.Revoker = kit, once the Kit is built):
+// Identity's Revoker, which middleware.New makes it (Identity.UseKit):
 // Save revokes its embed sessions and records it in EndedLogins before it
-// replaces the session. Without a Revoker the login handler does both
-// (Kit.RevokeRequest, then Identity.End) before Save.
+// replaces the session. Without a Revoker (an Identity no Kit was built
+// with) the login handler does both (Kit.RevokeRequest, then
+// Identity.End) before Save.
 //
 // Clear expires the cookie before it writes to the list, so logout ends
 // the session in the browser even while the list is down. A record it

@@ -88,5 +88,5 @@ func ExampleIdentity_Revoker() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	identity.Revoker = kit // the Kit's Config takes the Identity, so the two are joined after
+	_ = kit // New made the Kit the identity's Revoker and Keeper (middleware.KitUser)
 }

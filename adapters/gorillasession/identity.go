@@ -78,10 +78,11 @@ type Identity struct {
 	// Keeper, when set, keeps in the process the ended logins Clear and
 	// End could not write to EndedLogins (the list did not answer) and
 	// writes them there once it answers; meanwhile Viewer refuses those
-	// logins on this instance. Pass the Kit (it writes them from Run).
-	// Without it, such a logout is lost: a copy of the cookie signs in
+	// logins on this instance. middleware.New sets it to the Kit it
+	// builds when it is nil (UseKit); the Kit writes them from Run.
+	// Without one, such a logout is lost: a copy of the cookie signs in
 	// again once the list answers. With it, it is lost only if the
-	// process ends before the list answers. Default: none.
+	// process ends before the list answers.
 	Keeper middleware.EndedLoginKeeper
 	// Metrics counts the logouts Clear could not record, when it
 	// implements middleware.LogoutMetrics (the kit's Prometheus and
@@ -91,17 +92,32 @@ type Identity struct {
 	// Revoker, when set, makes a sign-in over a login end that login as
 	// logout would: Save revokes its embed sessions through Revoker and
 	// records it in EndedLogins (End) before it replaces the session.
-	// Set it to the Kit once the Kit is built (the Kit's Config takes
-	// the Identity): identity.Revoker = kit. Without it, the login
-	// handler does both itself before Save (Kit.RevokeRequest, then
-	// End), or the earlier login's embeds stay alive.
+	// middleware.New sets it to the Kit it builds when it is nil
+	// (UseKit). Without one (an Identity no Kit was built with), the
+	// login handler does both itself before Save (Kit.RevokeRequest,
+	// then End), or the earlier login's embeds stay alive.
 	Revoker Revoker
 
 	// plainHTTPWarned is set once the plain-http warning is logged.
 	plainHTTPWarned atomic.Bool
 }
 
-var _ middleware.Identity = (*Identity)(nil)
+var (
+	_ middleware.Identity = (*Identity)(nil)
+	_ middleware.KitUser  = (*Identity)(nil)
+)
+
+// UseKit implements middleware.KitUser: middleware.New calls it with the
+// Kit it builds, which becomes the Revoker and the Keeper where they are
+// nil.
+func (id *Identity) UseKit(k *middleware.Kit) {
+	if id.Revoker == nil {
+		id.Revoker = k
+	}
+	if id.Keeper == nil {
+		id.Keeper = k
+	}
+}
 
 // Revoker revokes the embed sessions of the login a request holds, where
 // the Kit keeps them (in a server-side store, or in this very cookie:

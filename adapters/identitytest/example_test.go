@@ -7,7 +7,6 @@ import (
 
 	"github.com/embedkit/embedkit/adapters/identitytest"
 	"github.com/embedkit/embedkit/adapters/scssession"
-	"github.com/embedkit/embedkit/middleware"
 )
 
 // An Identity's conformance test: the Harness says how the app signs a
@@ -23,7 +22,6 @@ func ExampleRun() {
 				SignIn:   id.Save,
 				SignOut:  id.Clear,
 				Mount:    sm.LoadAndSave,
-				Join:     func(kit *middleware.Kit) { id.Revoker = kit },
 			}
 		})
 	}

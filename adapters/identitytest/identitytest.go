@@ -36,8 +36,10 @@ type Harness struct {
 	// sessionManager.LoadAndSave). Nil serves them as they are.
 	Mount func(http.Handler) http.Handler
 	// Join is called with the Kit once it is built, for an Identity that
-	// revokes through it (Identity.Revoker = kit). Nil when the Identity
-	// needs no Kit.
+	// revokes through it but does not take it by itself: one that
+	// implements middleware.KitUser is handed the Kit by middleware.New,
+	// as in an app, and needs no Join. Nil when the Identity needs no
+	// Kit or is a KitUser.
 	Join func(kit *middleware.Kit)
 	// CopiesOutliveLogout says that a copy of the browser's cookie taken
 	// before its login ended still signs in: a cookie store with no list

@@ -3,8 +3,7 @@
 //
 //	sessionManager := scs.New()                  // any scs store: memstore, redisstore, goredisstore, ...
 //	identity := scssession.New(sessionManager)
-//	kit, err := middleware.New(middleware.Config{Identity: identity, ...})
-//	identity.Revoker = kit                       // sign-in over a login, and Clear, revoke its embeds
+//	kit, err := middleware.New(middleware.Config{Identity: identity, ...}) // the Kit becomes identity.Revoker
 //
 //	err = identity.Save(w, r, viewer)            // in the login handler
 //	err = identity.Clear(w, r)                   // in the logout handler, inside kit.Logout

@@ -35,7 +35,8 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	identity.Revoker = kit // a sign-in over a login revokes that login's embeds
+	// New made the Kit identity.Revoker (middleware.KitUser): a sign-in
+	// over a login revokes that login's embeds.
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /login", func(w http.ResponseWriter, r *http.Request) {

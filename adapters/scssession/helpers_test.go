@@ -15,7 +15,6 @@ import (
 	"github.com/embedkit/embedkit/adapters/identitytest"
 	"github.com/embedkit/embedkit/adapters/scssession"
 	"github.com/embedkit/embedkit/internal/testredis"
-	"github.com/embedkit/embedkit/middleware"
 )
 
 func TestMain(m *testing.M) {
@@ -80,7 +79,6 @@ func harness(sm *scs.SessionManager) identitytest.Harness {
 		SignIn:   id.Save,
 		SignOut:  id.Clear,
 		Mount:    sm.LoadAndSave,
-		Join:     func(kit *middleware.Kit) { id.Revoker = kit },
 		EndLoginsOf: func(ctx context.Context, subject string) error {
 			_, err := id.EndLoginsOf(ctx, subject)
 			return err

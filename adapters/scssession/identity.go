@@ -54,11 +54,11 @@ type Identity struct {
 	sm *scs.SessionManager
 
 	// Revoker revokes the embed sessions of a login that ends: the one a
-	// sign-in replaces (Save) and the one Clear ends. Set it to the Kit
-	// once the Kit is built (the Kit's Config takes the Identity, so the
-	// two are joined after): identity.Revoker = kit. Without it Save
-	// refuses to sign in over an earlier login (ErrNoRevoker), and Clear
-	// leaves the revoke to Kit.Logout, which runs before it. The Kit's
+	// sign-in replaces (Save) and the one Clear ends. middleware.New
+	// sets it to the Kit it builds when it is nil (UseKit). Without one
+	// (an Identity no Kit was built with) Save refuses to sign in over an
+	// earlier login (ErrNoRevoker), and Clear leaves the revoke to
+	// Kit.Logout, which runs before it. The Kit's
 	// Store must be a server-side one (memstore, redisstore):
 	// Kit.RevokeSessionKey cannot reach ids a cookie holds.
 	Revoker Revoker
@@ -70,7 +70,18 @@ type Identity struct {
 	Metrics middleware.Metrics
 }
 
-var _ middleware.Identity = (*Identity)(nil)
+var (
+	_ middleware.Identity = (*Identity)(nil)
+	_ middleware.KitUser  = (*Identity)(nil)
+)
+
+// UseKit implements middleware.KitUser: middleware.New calls it with the
+// Kit it builds, which becomes the Revoker when it is nil.
+func (id *Identity) UseKit(k *middleware.Kit) {
+	if id.Revoker == nil {
+		id.Revoker = k
+	}
+}
 
 // New returns an Identity that keeps the viewer in the sessions of sm.
 // sm's Store holds the sessions; to end logins by subject or by provider
