@@ -420,16 +420,13 @@ func (id *Identity) recordUntil(rec storedViewer, sess *sessions.Session) time.T
 // does, from X-Forwarded-Proto); an X-Forwarded-Proto header alone does
 // not count, since any client can send one.
 func (id *Identity) checkScheme(r *http.Request) {
-	if r.TLS != nil || id.plainHTTPWarned.Load() {
-		return
-	}
-	if origin, ok := middleware.RequestOrigin(r.Context()); ok && strings.HasPrefix(origin, "https://") {
+	if id.plainHTTPWarned.Load() || !middleware.OverPlainHTTP(r) {
 		return
 	}
 	if id.plainHTTPWarned.CompareAndSwap(false, true) {
 		id.logger().LogAttrs(r.Context(), slog.LevelWarn,
-			"gorillasession: the session cookie is Secure but this request came over plain http: browsers will not send the cookie back, so every sign-in loops back to the login page. "+
-				"For development over http://127.0.0.1, set store.Options.Secure = false on the cookie store (never for a deployment reached over https); "+
+			"gorillasession: the session cookie is Secure but this request came over plain http: browsers will not send the cookie back (Chromium and Firefox make an exception for localhost and 127.0.0.1, Safari does not), so every sign-in loops back to the login page. "+
+				"For development over plain http, set store.Options.Secure = false on the cookie store (never for a deployment reached over https); "+
 				"behind a proxy that terminates TLS, pass its X-Forwarded-Proto through proxyheaders.Identity.ForwardedOrigin (middleware.WithRequestOrigin)",
 			slog.String("session", id.name), slog.String("host", r.Host), slog.String("path", r.URL.Path))
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync/atomic"
 
 	"github.com/alexedwards/scs/v2"
 
@@ -68,6 +69,9 @@ type Identity struct {
 	// Metrics counts the logouts Clear could not complete, when it
 	// implements middleware.LogoutMetrics. Pass the Kit's Config.Metrics.
 	Metrics middleware.Metrics
+
+	// plainHTTPWarned is set once the plain-http warning is logged.
+	plainHTTPWarned atomic.Bool
 }
 
 var (
@@ -152,6 +156,7 @@ func (id *Identity) Save(w http.ResponseWriter, r *http.Request, v *middleware.V
 	if err := id.loaded(ctx); err != nil {
 		return err
 	}
+	id.checkScheme(r)
 	key := v.SessionKey
 	if key == "" {
 		key = rand.Text()
@@ -228,4 +233,21 @@ func (id *Identity) Clear(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// checkScheme warns once when a sign-in whose session cookie is Secure
+// arrived over plain http (middleware.OverPlainHTTP): the browser will not
+// send the cookie back, so the viewer is sent to sign in again, with no
+// error anywhere.
+func (id *Identity) checkScheme(r *http.Request) {
+	if !id.sm.Cookie.Secure || id.plainHTTPWarned.Load() || !middleware.OverPlainHTTP(r) {
+		return
+	}
+	if id.plainHTTPWarned.CompareAndSwap(false, true) {
+		id.logger().LogAttrs(r.Context(), slog.LevelWarn,
+			"scssession: the session cookie is Secure but this sign-in came over plain http: browsers will not send the cookie back (Chromium and Firefox make an exception for localhost and 127.0.0.1, Safari does not), so every sign-in loops back to the login page. "+
+				"For development over plain http, set sessionManager.Cookie.Secure = false (never for a deployment reached over https); "+
+				"behind a proxy that terminates TLS, pass its X-Forwarded-Proto through proxyheaders.Identity.ForwardedOrigin (middleware.WithRequestOrigin)",
+			slog.String("host", r.Host), slog.String("path", r.URL.Path))
+	}
 }
