@@ -97,9 +97,12 @@ func (r *Recorder) Check() {
 
 // CheckResponse fails t when resp holds a secret the Platform knows, as
 // Recorder does, for a response read from a real server (an
-// httptest.Server of the host app, with a client that does not follow
-// redirects). It reads the whole body and puts an unread copy back, so
-// the caller can still read resp.Body. p must not be nil.
+// httptest.Server of the host app). It checks the one response it is
+// given: with a client that follows redirects, that is the last of the
+// chain, so a redirect (the frame endpoint's 303, a login's) is checked
+// only by a client that does not follow them (CheckRedirect returning
+// http.ErrUseLastResponse). It reads the whole body and puts an unread
+// copy back, so the caller can still read resp.Body. p must not be nil.
 func CheckResponse(t testing.TB, p *Platform, resp *http.Response, opts ...CheckOption) {
 	t.Helper()
 	var allow allowances

@@ -325,11 +325,11 @@ func tscPath(t *testing.T) string {
 	return p
 }
 
-// readmeTSX returns the tsx code blocks of the README's section "The host
-// page".
+// readmeTSX returns the tsx code blocks of the host page's reference,
+// docs/host-page.md (the README links to it).
 func readmeTSX(t *testing.T) []string {
 	t.Helper()
-	blocks, err := readme.Blocks(filepath.Join("..", "README.md"), "The host page", "tsx")
+	blocks, err := readme.PageBlocks(filepath.Join("..", "docs", "host-page.md"), "tsx")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,7 +351,7 @@ func TestReactTypesCheck(t *testing.T) {
 	}
 	blocks := readmeTSX(t)
 	if len(blocks) == 0 {
-		t.Fatal("the README's host page section has no tsx example")
+		t.Fatal("docs/host-page.md has no tsx example")
 	}
 	dir := installed(t)
 	if err := os.Symlink(filepath.Join(react, "@types"), filepath.Join(dir, "node_modules", "@types")); err != nil {

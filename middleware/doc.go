@@ -165,6 +165,15 @@
 // tells every tab of the origin over a BroadcastChannel, and each blanks
 // and ends its frames (docs/cross-tab-logout.md).
 //
+// A logout while a store does not answer (Redis hangs or is down) is kept
+// in the Kit's memory: "revoke every id of this host session", when the
+// Store cannot give the ids, and the ended login an Identity could not
+// record (EndedLoginKeeper; gorillasession.Identity.Keeper). Run applies
+// them, ended logins first, once the stores answer; they are lost if the
+// process ends before. A request whose login cannot be checked
+// (UnverifiedViewerError) answers 503 with Retry-After, as a SessionStore
+// outage does (ErrStore).
+//
 // # Security defaults
 //
 // The frame endpoints accept loads from the host's own origin, a trusted

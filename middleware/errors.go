@@ -26,8 +26,12 @@ var (
 	// ErrIdentity: the viewer is logged in but the Identity could not map
 	// their data, for example a claim of the wrong type (500).
 	ErrIdentity = errors.New("middleware: the viewer's identity could not be read")
-	// ErrStore: the SessionStore failed, so the session could not be
-	// tracked for logout; it was revoked at once (503).
+	// ErrStore: a store the kit relies on did not answer (503 with
+	// Retry-After): the SessionStore, so a minted session could not be
+	// tracked for logout and was revoked at once, or the Identity's list
+	// of ended logins, so whether the login still holds could not be
+	// checked (an *UnverifiedViewerError) and nothing was minted. Either
+	// way the viewer can only wait and try again.
 	ErrStore = errors.New("middleware: session store unavailable")
 	// ErrNoSubjectIndex: RevokeSubject needs a store that implements
 	// SubjectIndex.
@@ -60,7 +64,9 @@ func FailureReason(r *http.Request) error {
 //     next mint, at least a second);
 //   - ErrIdentity and ErrMisconfigured 500;
 //   - a platform outage (5xx, rate limit, open circuit, timeout, network
-//     failure) and ErrStore 503 with Retry-After;
+//     failure), ErrStore and an *UnverifiedViewerError (a store that does
+//     not answer, the list of ended logins included) 503 with
+//     Retry-After;
 //   - any other platform failure, a rejected API key included, 502.
 func ErrorStatus(err error) (status int, retryAfter time.Duration) {
 	switch {
@@ -76,6 +82,9 @@ func ErrorStatus(err error) (status int, retryAfter time.Duration) {
 		return http.StatusMethodNotAllowed, 0
 	case errors.Is(err, ErrBadRequest):
 		return http.StatusBadRequest, 0
+	case errors.As(err, new(*UnverifiedViewerError)):
+		// The Identity could not check the login: its store is down.
+		return http.StatusServiceUnavailable, defaultRetryAfter
 	case errors.Is(err, ErrIdentity), errors.Is(err, ErrMisconfigured), errors.Is(err, embedkit.ErrInvalidRequest):
 		return http.StatusInternalServerError, 0
 	case errors.Is(err, ErrStore):

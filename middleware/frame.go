@@ -307,13 +307,19 @@ func attrs(base []slog.Attr, extra ...slog.Attr) []slog.Attr {
 	return append(append(make([]slog.Attr, 0, len(base)+len(extra)), base...), extra...)
 }
 
-// viewer asks the Identity who the viewer of r is. Errors wrap ErrNoViewer
-// or ErrIdentity.
+// viewer asks the Identity who the viewer of r is. Errors wrap ErrNoViewer,
+// ErrStore (an *UnverifiedViewerError) or ErrIdentity.
 func (k *Kit) viewer(r *http.Request) (*Viewer, error) {
 	v, err := k.cfg.Identity.Viewer(r)
 	switch {
 	case errors.Is(err, ErrNoViewer):
 		return nil, err
+	case errors.As(err, new(*UnverifiedViewerError)):
+		// The login could not be checked because a store did not
+		// answer: an outage, answered as the Store's is (503, retry
+		// later), not as data the viewer should sign in again for.
+		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelWarn, "embedkit: the login could not be checked", slog.String("error", err.Error()))
+		return nil, fmt.Errorf("%w: %w", ErrStore, err)
 	case err != nil:
 		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelError, "embedkit: identity failed", slog.String("error", err.Error()))
 		return nil, fmt.Errorf("%w: %w", ErrIdentity, err)

@@ -412,14 +412,19 @@ func tscPath(t *testing.T) string {
 }
 
 // readmeHostPageSnippets returns the code blocks of lang in the README's
-// section "The host page".
+// section "The host page", then those of its reference,
+// docs/host-page.md.
 func readmeHostPageSnippets(t *testing.T, lang string) []string {
 	t.Helper()
 	out, err := readme.Blocks(filepath.Join("..", "README.md"), "The host page", lang)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out
+	more, err := readme.PageBlocks(filepath.Join("..", "docs", "host-page.md"), lang)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(out, more...)
 }
 
 // TestReadmeTypeScript type-checks every TypeScript snippet of the
@@ -433,7 +438,7 @@ func TestReadmeTypeScript(t *testing.T) {
 	tsc := tscPath(t)
 	snippets := readmeHostPageSnippets(t, "ts")
 	if len(snippets) < 3 {
-		t.Fatalf("found %d TypeScript snippets in the README's host page section; the test checks too little", len(snippets))
+		t.Fatalf("found %d TypeScript snippets in the README's host page section and docs/host-page.md; the test checks too little", len(snippets))
 	}
 	moduleTypes, err := filepath.Abs(filepath.Join("..", "hostpage", "index.d.ts"))
 	if err != nil {

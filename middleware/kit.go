@@ -262,6 +262,7 @@ type Kit struct {
 	poll        time.Duration // how often Run looks at a non-empty queue
 
 	wake    chan struct{}
+	kept    keptLogouts // logouts the stores could not record yet
 	runMu   sync.Mutex
 	flushMu sync.Mutex
 	hostJS  *staticFile // the host script, with the kit's settings
@@ -365,6 +366,9 @@ func New(cfg Config) (*Kit, error) {
 		k.queue = NewMemoryQueue(cfg.Now)
 	}
 	k.hostJS = renderHostScript(k.HostSettings())
+	if u, ok := cfg.Identity.(KitUser); ok {
+		u.UseKit(k)
+	}
 	return k, nil
 }
 

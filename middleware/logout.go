@@ -34,7 +34,9 @@ const idlePoll = time.Minute
 //
 // When the ids cannot be read (the Store or the Identity is down) or
 // failed revokes cannot be queued, next still runs, and the failure is
-// logged and counted (ReportLogoutIncomplete, LogoutStepEmbeds).
+// logged and counted (ReportLogoutIncomplete, LogoutStepEmbeds); a
+// Store that does not answer leaves the logout kept for Run (see
+// RevokeRequest).
 //
 // GET and other methods answer 405 with Allow: POST; cross-origin POSTs
 // (a foreign Origin, Sec-Fetch-Site: cross-site) answer 403, both without
@@ -62,7 +64,16 @@ func (k *Kit) Logout(next http.Handler) http.Handler {
 // not be queued. Revokes that fail are queued and nil is returned. An
 // Identity error of type *UnverifiedViewerError (the login could not be
 // checked) still revokes that viewer's ids.
+//
+// When the Store does not answer (or the Identity's list of ended logins
+// does not, which says the Store is likely down too), the Kit keeps the
+// intent, "revoke every id of this host session", in memory, and Run
+// takes and revokes the ids once the Store answers; the error wraps
+// ErrStore. A store that keeps its ids in the request (RequestScoped) is
+// not kept for. What the Kit keeps is lost if the process ends first:
+// those ids then live until they expire (at most 24 hours).
 func (k *Kit) RevokeRequest(w http.ResponseWriter, r *http.Request) error {
+	_, scoped := k.cfg.Store.(RequestScoped)
 	v, err := k.viewer(r)
 	if err != nil {
 		// An Identity that knows who the viewer is but cannot check the
@@ -73,8 +84,15 @@ func (k *Kit) RevokeRequest(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		v = uv.Viewer
+		if !scoped {
+			// The list did not answer: the Store, most often the same
+			// Redis, would likely hang this logout for its whole
+			// timeout too. Run takes the ids once it answers, after
+			// writing any ended login kept meanwhile.
+			return k.keepTakeErr(v.Key(), err)
+		}
 	}
-	return k.revokeKey(r.Context(), k.storeFor(w, r), v.Key())
+	return k.revokeKey(r.Context(), k.storeFor(w, r), v.Key(), !scoped)
 }
 
 // RevokeSessionKey revokes every session id minted for the host login
@@ -88,7 +106,8 @@ func (k *Kit) RevokeSessionKey(ctx context.Context, sessionKey string) error {
 	if sessionKey == "" {
 		return errors.New("middleware: RevokeSessionKey: empty session key")
 	}
-	return k.revokeKey(ctx, k.cfg.Store, (&Viewer{SessionKey: sessionKey}).Key())
+	_, scoped := k.cfg.Store.(RequestScoped)
+	return k.revokeKey(ctx, k.cfg.Store, (&Viewer{SessionKey: sessionKey}).Key(), !scoped)
 }
 
 // RevokeProviderSession revokes every session id minted for a login made
@@ -107,7 +126,7 @@ func (k *Kit) RevokeProviderSession(ctx context.Context, sid string) error {
 	if _, scoped := k.cfg.Store.(RequestScoped); scoped {
 		return fmt.Errorf("middleware: RevokeProviderSession: %w", ErrRequestScopedStore)
 	}
-	return k.revokeKey(ctx, k.cfg.Store, providerKey(sid))
+	return k.revokeKey(ctx, k.cfg.Store, providerKey(sid), true)
 }
 
 // RevokeSubject revokes every session id minted for subject across all
@@ -148,15 +167,28 @@ func (k *Kit) RevokeSubject(ctx context.Context, subject string) error {
 	return k.revokeAll(ctx, ms)
 }
 
-// revokeKey takes every id under key from s and revokes them.
-func (k *Kit) revokeKey(ctx context.Context, s SessionStore, key string) error {
+// revokeKey takes every id under key from s and revokes them. When s
+// does not answer and keep is set, the Kit keeps key for Run (keepTake).
+func (k *Kit) revokeKey(ctx context.Context, s SessionStore, key string, keep bool) error {
 	tctx, cancel := detached(ctx, storeTimeout)
 	ms, err := s.Take(tctx, key)
 	cancel()
 	if err != nil {
+		if keep {
+			return k.keepTakeErr(key, err)
+		}
 		return fmt.Errorf("%w: %w", ErrStore, err)
 	}
 	return k.revokeAll(ctx, ms)
+}
+
+// keepTakeErr keeps key for Run (keepTake) and returns the error that
+// says so, wrapping ErrStore and cause.
+func (k *Kit) keepTakeErr(key string, cause error) error {
+	if !k.keepTake(key) {
+		return fmt.Errorf("%w: the ids could not be taken, and %d logouts are kept already, so this one is not: %w", ErrStore, maxKept, cause)
+	}
+	return fmt.Errorf("%w: the ids could not be taken; kept in this process until the store answers: %w", ErrStore, cause)
 }
 
 // revokeAll revokes ms, Config.Revoke.Concurrency at a time, under its own
@@ -193,10 +225,7 @@ func (k *Kit) revokeAll(ctx context.Context, ms []Minted) error {
 		return fmt.Errorf("middleware: queueing %d failed revokes: %w", len(failed), err)
 	}
 	k.reportDepth(ctx)
-	select {
-	case k.wake <- struct{}{}:
-	default:
-	}
+	k.wakeRun()
 	return nil
 }
 
@@ -300,12 +329,22 @@ func (k *Kit) reportDepth(ctx context.Context) {
 
 // FlushRevokes makes one attempt at every queued revoke that is due, and
 // returns how many are still queued afterwards (due later, or failed
-// again and rescheduled). Run calls it; tests and shutdown code can call
+// again and rescheduled). First it records what logouts kept in the Kit
+// while a store did not answer (KeepEndedLogin, RevokeRequest): ended
+// logins, then the ids of host sessions, taken and revoked; those still
+// kept count as pending. Run calls it; tests and shutdown code can call
 // it directly.
 func (k *Kit) FlushRevokes(ctx context.Context) (pending int, err error) {
 	k.flushMu.Lock()
 	defer k.flushMu.Unlock()
+	// The queue's answer also says whether the store answers at all:
+	// kept ids are taken only then (see applyKept).
 	n, err := k.queue.Pending(ctx)
+	keptErr := k.applyKept(ctx, err == nil)
+	defer func() {
+		pending += k.keptCount()
+		err = errors.Join(keptErr, err)
+	}()
 	if err != nil {
 		return 0, fmt.Errorf("middleware: reading the revoke queue: %w", err)
 	}
@@ -348,7 +387,10 @@ func (k *Kit) FlushRevokes(ctx context.Context) (pending int, err error) {
 // next attempt follows Revoke.Backoff. It wakes up soon after a logout
 // queues new ones, and looks at an idle queue once a minute (a shared
 // queue may be filled by another process). A pass that cannot read the
-// queue is retried after a growing wait. Start it once per process:
+// queue is retried after a growing wait, except while the Kit keeps
+// logouts that a store could not record (FlushRevokes): then every
+// Revoke.Backoff.Min, so that they are recorded soon after the store
+// answers again. Start it once per process:
 //
 //	go kit.Run(ctx)
 func (k *Kit) Run(ctx context.Context) error {
@@ -364,7 +406,7 @@ func (k *Kit) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-k.wake:
-			if failures == 0 {
+			if failures == 0 || k.keptCount() > 0 {
 				timer.Reset(k.poll)
 			}
 			continue
@@ -378,7 +420,14 @@ func (k *Kit) Run(ctx context.Context) error {
 		case err != nil:
 			failures++
 			k.cfg.Logger.LogAttrs(ctx, slog.LevelWarn, "embedkit: revoke retry pass failed", slog.String("error", err.Error()))
-			timer.Reset(max(k.poll, k.cfg.Revoke.Backoff.Delay(failures)))
+			wait := max(k.poll, k.cfg.Revoke.Backoff.Delay(failures))
+			if k.keptCount() > 0 {
+				// Kept logouts are in memory only: look again soon,
+				// one bounded call a pass, rather than after the
+				// queue's growing wait.
+				wait = k.poll
+			}
+			timer.Reset(wait)
 		case pending > 0:
 			failures = 0
 			timer.Reset(k.poll)

@@ -153,13 +153,16 @@ const (
 	// LogoutStepEmbeds: the embed session ids minted for the host session
 	// could not be read from the Store (or the viewer could not be read,
 	// or failed revokes could not be queued), so some were neither
-	// revoked nor queued. They live until they expire on the platform
-	// (at most 24 hours).
+	// revoked nor queued. When the Store did not answer, the Kit keeps
+	// the logout and Run revokes them once it answers; otherwise, or if
+	// the process ends first, they live until they expire on the
+	// platform (at most 24 hours).
 	LogoutStepEmbeds LogoutStep = "embeds"
 	// LogoutStepLogin: the ended login could not be recorded in the list
 	// of ended logins (middleware.EndedLogins). The browser's cookie
 	// was expired, but a copy taken before logout still signs in until
-	// it expires.
+	// it expires, unless an EndedLoginKeeper (the Kit) keeps the ended
+	// login and writes it once the list answers.
 	LogoutStepLogin LogoutStep = "login"
 )
 

@@ -1,6 +1,10 @@
 package middleware
 
-import "context"
+import (
+	"context"
+	"net/http"
+	"strings"
+)
 
 // requestOriginKey is the context key of WithRequestOrigin.
 type requestOriginKey struct{}
@@ -41,4 +45,23 @@ func requestOrigin(ctx context.Context) (string, bool) {
 // reached it over https, without reading X-Forwarded-* themselves.
 func RequestOrigin(ctx context.Context) (origin string, ok bool) {
 	return requestOrigin(ctx)
+}
+
+// OverPlainHTTP reports whether r reached the app over plain http: it did
+// not come over TLS, and no trusted proxy recorded an https origin for it
+// (WithRequestOrigin; proxyheaders.Identity.ForwardedOrigin records one
+// from X-Forwarded-Proto). An X-Forwarded-Proto header alone does not
+// count, since any client can send one. The kit's Identities use it to
+// warn that a Secure session cookie will not come back: browsers do not
+// send one over plain http (Chromium and Firefox make an exception for
+// localhost and 127.0.0.1; Safari does not), so every sign-in loops back
+// to the login page with no error anywhere.
+func OverPlainHTTP(r *http.Request) bool {
+	if r.TLS != nil {
+		return false
+	}
+	if origin, ok := RequestOrigin(r.Context()); ok && strings.HasPrefix(origin, "https://") {
+		return false
+	}
+	return true
 }

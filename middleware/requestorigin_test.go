@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 )
 
@@ -111,6 +112,38 @@ func TestRequestOrigin(t *testing.T) {
 			got, ok := RequestOrigin(tt.ctx)
 			if got != tt.want || ok != tt.recorded {
 				t.Errorf("RequestOrigin = %q, %v; want %q, %v", got, ok, tt.want, tt.recorded)
+			}
+		})
+	}
+}
+
+func TestOverPlainHTTP(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		tls    bool
+		origin string // recorded by a trusted proxy; "" records none
+		header string // X-Forwarded-Proto sent by the client
+		want   bool
+	}{
+		{name: "plain http", want: true},
+		{name: "TLS", tls: true},
+		{name: "a trusted proxy said https", origin: "https://app.example.com"},
+		{name: "a trusted proxy said http", origin: "http://app.example.com", want: true},
+		{name: "a client's X-Forwarded-Proto alone", header: "https", want: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := httptest.NewRequest(http.MethodGet, "http://app.example.com/", nil)
+			if tc.tls {
+				r.TLS = &tls.ConnectionState{}
+			}
+			if tc.origin != "" {
+				r = r.WithContext(WithRequestOrigin(r.Context(), tc.origin))
+			}
+			if tc.header != "" {
+				r.Header.Set("X-Forwarded-Proto", tc.header)
+			}
+			if got := OverPlainHTTP(r); got != tc.want {
+				t.Errorf("OverPlainHTTP = %v, want %v", got, tc.want)
 			}
 		})
 	}

@@ -74,10 +74,11 @@ var ErrNoViewer = errors.New("middleware: no logged-in viewer")
 // UnverifiedViewerError is an Identity's error that still names the viewer
 // the request claims to be: the Identity read who it is but could not
 // check that the login is still live (its EndedLogins is unreachable).
-// The kit never mints for such a viewer (handlers answer as for any
-// Identity error); logout (Kit.RevokeRequest, Kit.Logout) still revokes
-// the embed sessions minted for that login, since a logout may revoke
-// more than it must but never less.
+// The kit never mints for such a viewer: handlers answer 503 with
+// Retry-After, as for a SessionStore that does not answer (ErrStore),
+// since the viewer can only wait. Logout (Kit.RevokeRequest, Kit.Logout)
+// still revokes the embed sessions minted for that login, since a logout
+// may revoke more than it must but never less.
 type UnverifiedViewerError struct {
 	// Viewer is who the request claims to be, as the Identity read it.
 	Viewer *Viewer
@@ -93,9 +94,64 @@ func (e *UnverifiedViewerError) Unwrap() error { return e.Err }
 // Viewer returns ErrNoViewer (possibly wrapped) when nobody is logged in,
 // and another error when the user is logged in but their data cannot be
 // mapped (for example a claim of the wrong type); that error names the
-// claim or field. Implementations must be safe for concurrent use.
+// claim or field. An Identity that knows who the viewer is but cannot
+// check that the login is still live returns an *UnverifiedViewerError.
+// Implementations must be safe for concurrent use.
+//
+// An Identity the host's login handler writes to (gorillasession's on
+// cookies, scssession's on alexedwards/scs server-side sessions) has,
+// beside Viewer, a Save and a Clear, and the contract covers all three:
+//
+//   - Viewer.SessionKey is the login's own key: random and unguessable
+//     (gorillasession and scssession use 130 bits), made at Save, the
+//     same for every request of the login and new at every sign-in. It is
+//     not the session library's token or cookie value (a bearer
+//     credential, which the library may renew within one login) and not
+//     the provider's sid (Viewer.ProviderSID, kept beside it). The Kit
+//     keeps the embed sessions it mints under it, so logout revokes
+//     exactly that login's.
+//   - Save(w, r, v) starts a fresh login for v: the session's earlier
+//     values are dropped and its id renewed (no session fixation), and v
+//     gets a fresh SessionKey when it has none. Over an existing login
+//     (another user in the same browser, or the same user again) it ends
+//     that login as logout would: its embed sessions are revoked, and a
+//     copy of its cookie signs nobody in. The Identity does this through
+//     the Kit it is built with (KitUser: New hands the Kit to
+//     gorillasession.Identity and scssession.Identity as their Revoker);
+//     otherwise the login handler must call Kit.RevokeRequest before
+//     Save, or the earlier login's embeds stay alive.
+//   - Clear(w, r) ends the login: from then on neither the request's
+//     cookie nor any copy of it signs anyone in. A server-side session
+//     store deletes the session, and needs no EndedLogins; a session held
+//     whole in a cookie cannot be deleted, so its key goes to an
+//     EndedLogins until every copy has expired. Mount the logout handler
+//     that calls Clear inside Kit.Logout, which revokes the login's embed
+//     sessions before it runs.
+//   - Back-channel logout ends the logins of a subject or of a provider
+//     session (EndedLogins.EndLoginsOf and EndLoginsOfSID for cookies,
+//     scssession.Identity.EndingLogins for scs) beside the Kit's
+//     RevokeSubject and RevokeProviderSession.
+//
+// identitytest.Run checks an Identity against this contract through
+// HTTP; every such Identity of the kit runs it. An Identity that reads a
+// trusted proxy's headers on every request (proxyheaders) has no login of
+// its own to save or clear, and no SessionKey.
 type Identity interface {
 	Viewer(r *http.Request) (*Viewer, error)
+}
+
+// KitUser is an Identity that works with the Kit it is configured in. New
+// calls UseKit with the Kit it built, once, before it returns it, so that
+// the two are joined without a line of the app's: the kit's own
+// Identities take the Kit as what revokes the embeds of a login that a
+// sign-in replaces (gorillasession.Identity.Revoker,
+// scssession.Identity.Revoker) and as the Keeper of a logout their list
+// of ended logins could not record (gorillasession.Identity.Keeper).
+// UseKit only keeps k (the Kit is not serving yet) and leaves alone what
+// the app set itself. An Identity wrapped in another (an IdentityFunc
+// around it) is not found: set its fields to the Kit by hand.
+type KitUser interface {
+	UseKit(k *Kit)
 }
 
 // IdentityFunc adapts a function to Identity.

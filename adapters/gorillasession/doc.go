@@ -94,11 +94,26 @@
 // lifetime (MaxLifetime, or the cookie's MaxAge), which is how long those
 // records last.
 //
+// A sign-in over a login (another user in the same browser, or the same
+// one again) ends the earlier login as logout would when the Kit is the
+// Identity's Revoker, which middleware.New makes it (Identity.UseKit):
+// Save revokes its embed sessions and records it in EndedLogins before it
+// replaces the session. Without a Revoker (an Identity no Kit was built
+// with) the login handler does both (Kit.RevokeRequest, then
+// Identity.End) before Save.
+//
 // Clear expires the cookie before it writes to the list, so logout ends
 // the session in the browser even while the list is down. A record it
 // cannot write is logged to Identity.Logger and counted in
 // Identity.Metrics (middleware.LogoutMetrics: pass the Kit's
 // Config.Metrics), and Clear returns an error wrapping ErrNotRecorded.
+// Set Identity.Keeper to the Kit and such a logout is not lost: the Kit
+// keeps the ended login in memory, Viewer refuses it on this instance at
+// once, and Kit.Run writes it to the list once the list answers, so every
+// instance refuses it from then on. It is lost only if the instance ends
+// before the list answers. While the list does not answer, Viewer returns
+// a *middleware.UnverifiedViewerError, which the Kit answers with 503 and
+// Retry-After.
 //
 // # Minted session ids
 //

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/embedkit/embedkit/adapters/gorillasession"
+	"github.com/embedkit/embedkit/adapters/memstore"
+	"github.com/embedkit/embedkit/embedkit"
 	"github.com/embedkit/embedkit/middleware"
 )
 
@@ -63,4 +65,28 @@ func ExampleKeysFromEnv() {
 	fmt.Println(len(keys), err)
 	// Output:
 	// 0 gorillasession: session key 1: hash key is 5 bytes, want 32 or 64
+}
+
+// A sign-in over a login ends that login as logout would, when the Kit is
+// the Identity's Revoker: its embed sessions are revoked and it is
+// recorded in EndedLogins.
+func ExampleIdentity_Revoker() {
+	store := gorillasession.SecureCookieStore([]byte("an example hash key, 32 bytes!!!"))
+	identity := gorillasession.New(store, "host-session")
+	identity.EndedLogins = gorillasession.NewMemoryEndedLogins(gorillasession.DefaultMaxAge * time.Second)
+	client, err := embedkit.New("https://acme.example.com", os.Getenv("EMBEDKIT_API_KEY"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	kit, err := middleware.New(middleware.Config{
+		Platform:    client,
+		Identity:    identity,
+		Store:       memstore.New(),
+		Policy:      middleware.Policy{DeploymentID: 1},
+		PlatformURL: "https://acme.example.com",
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	_ = kit // New made the Kit the identity's Revoker and Keeper (middleware.KitUser)
 }

@@ -41,7 +41,9 @@ const NoMaxLifetime time.Duration = -1
 
 // ErrNotRecorded is returned (wrapped, with the list's error) by Clear and
 // End when the ended login could not be written to EndedLogins. Clear has
-// expired the cookie anyway, and has logged and counted the failure.
+// expired the cookie anyway, and has logged and counted the failure. With
+// Identity.Keeper the ended login is kept in the process and written once
+// the list answers (the error says so); without, it is lost.
 var ErrNotRecorded = errors.New("gorillasession: the ended login could not be recorded")
 
 // Identity keeps the viewer in the host's gorilla session: the login handler
@@ -73,17 +75,57 @@ type Identity struct {
 	// not write to EndedLogins (no session key, only the list's error).
 	// Nil means slog.Default().
 	Logger *slog.Logger
+	// Keeper, when set, keeps in the process the ended logins Clear and
+	// End could not write to EndedLogins (the list did not answer) and
+	// writes them there once it answers; meanwhile Viewer refuses those
+	// logins on this instance. middleware.New sets it to the Kit it
+	// builds when it is nil (UseKit); the Kit writes them from Run.
+	// Without one, such a logout is lost: a copy of the cookie signs in
+	// again once the list answers. With it, it is lost only if the
+	// process ends before the list answers.
+	Keeper middleware.EndedLoginKeeper
 	// Metrics counts the logouts Clear could not record, when it
 	// implements middleware.LogoutMetrics (the kit's Prometheus and
 	// OpenTelemetry adapters do). Pass the Kit's Config.Metrics. Default:
 	// none.
 	Metrics middleware.Metrics
+	// Revoker, when set, makes a sign-in over a login end that login as
+	// logout would: Save revokes its embed sessions through Revoker and
+	// records it in EndedLogins (End) before it replaces the session.
+	// middleware.New sets it to the Kit it builds when it is nil
+	// (UseKit). Without one (an Identity no Kit was built with), the
+	// login handler does both itself before Save (Kit.RevokeRequest,
+	// then End), or the earlier login's embeds stay alive.
+	Revoker Revoker
 
 	// plainHTTPWarned is set once the plain-http warning is logged.
 	plainHTTPWarned atomic.Bool
 }
 
-var _ middleware.Identity = (*Identity)(nil)
+var (
+	_ middleware.Identity = (*Identity)(nil)
+	_ middleware.KitUser  = (*Identity)(nil)
+)
+
+// UseKit implements middleware.KitUser: middleware.New calls it with the
+// Kit it builds, which becomes the Revoker and the Keeper where they are
+// nil.
+func (id *Identity) UseKit(k *middleware.Kit) {
+	if id.Revoker == nil {
+		id.Revoker = k
+	}
+	if id.Keeper == nil {
+		id.Keeper = k
+	}
+}
+
+// Revoker revokes the embed sessions of the login a request holds, where
+// the Kit keeps them (in a server-side store, or in this very cookie:
+// Identity.SessionStore). *middleware.Kit implements it
+// (Kit.RevokeRequest).
+type Revoker interface {
+	RevokeRequest(w http.ResponseWriter, r *http.Request) error
+}
 
 // New returns an Identity that keeps the viewer in the session called name
 // of store; SecureCookieStore makes a suitable store.
@@ -135,8 +177,15 @@ func (id *Identity) session(r *http.Request) (*sessions.Session, error) {
 // session before is dropped (no session fixation; with a server-side store
 // the session also gets a new id), and a compact JSON of v is stored under
 // one key. When v.SessionKey is empty the stored copy gets a fresh random
-// key. Log the previous viewer out first when one user replaces another, so
-// that their embed sessions are revoked.
+// key.
+//
+// When the session already holds a login (another user, or the same one
+// signing in again) and Revoker is set, Save first ends that login as
+// logout would: its embed sessions are revoked (Revoker.RevokeRequest)
+// and it is recorded in EndedLogins (End), so a copy of its cookie signs
+// nobody in. When either fails, Save returns the error and the session
+// keeps the earlier login. Without Revoker the login handler must do both
+// itself before Save.
 //
 // Save writes the Set-Cookie header, so it must run before the response
 // header is written. When the cookie would exceed MaxCookieBytes it returns
@@ -156,6 +205,9 @@ func (id *Identity) Save(w http.ResponseWriter, r *http.Request, v *middleware.V
 	b, err := json.Marshal(rec)
 	if err != nil {
 		return fmt.Errorf("gorillasession: encoding viewer: %w", err)
+	}
+	if err := id.endEarlier(w, r); err != nil {
+		return err
 	}
 	sess, err := id.session(r)
 	if err != nil {
@@ -204,6 +256,11 @@ func (id *Identity) Viewer(r *http.Request) (*middleware.Viewer, error) {
 		return nil, fmt.Errorf("%w: the login is older than Identity.MaxLifetime", middleware.ErrNoViewer)
 	}
 	if id.EndedLogins != nil {
+		if id.Keeper != nil && rec.SessionKey != "" && id.Keeper.EndedLoginKept(rec.SessionKey) {
+			// Logged out while the list did not answer: this process
+			// knows, the list will once it answers.
+			return nil, middleware.ErrNoViewer
+		}
 		revoked, err := id.EndedLogins.LoginEnded(r.Context(), middleware.Login{
 			Subject: rec.Subject, Key: rec.SessionKey, ProviderSID: rec.ProviderSID, Issued: issued,
 		})
@@ -229,7 +286,8 @@ func (id *Identity) Viewer(r *http.Request) (*middleware.Viewer, error) {
 // to Logger and counted in Metrics (middleware.ReportLogoutIncomplete,
 // step middleware.LogoutStepLogin), and Clear returns an error wrapping
 // ErrNotRecorded: the cookie is gone, but a copy taken before logout
-// signs in until it expires. When the store cannot read the session at
+// signs in until it expires, unless Keeper keeps the ended login and
+// writes it once the list answers. When the store cannot read the session at
 // all, Clear still sends an expired cookie of the session's name and
 // returns the store's error. Minted session ids kept in the session go
 // with it, so take them for revocation first (the kit's logout does).
@@ -283,6 +341,27 @@ func (id *Identity) End(r *http.Request) error {
 	return id.recordBy(r.Context(), rec, id.recordUntil(rec, sess))
 }
 
+// endEarlier ends the login r holds, when there is one and Revoker is
+// set: its embed sessions are revoked and it is recorded as ended.
+func (id *Identity) endEarlier(w http.ResponseWriter, r *http.Request) error {
+	if id.Revoker == nil {
+		return nil
+	}
+	sess, err := id.session(r)
+	if err != nil {
+		return err
+	}
+	if _, ok := storedViewerOf(sess); !ok {
+		return nil
+	}
+	// A login that has already ended or expired is not the Kit's viewer
+	// (ErrNoViewer): it has nothing left to revoke.
+	if err := id.Revoker.RevokeRequest(w, r); err != nil && !errors.Is(err, middleware.ErrNoViewer) {
+		return fmt.Errorf("gorillasession: Save: revoking the embed sessions of the login signed in over: %w", err)
+	}
+	return id.End(r)
+}
+
 // cookieMaxAge is the MaxAge, in seconds, of sess's cookie: its options',
 // else DefaultMaxAge.
 func cookieMaxAge(sess *sessions.Session) int {
@@ -310,6 +389,9 @@ func (id *Identity) recordBy(ctx context.Context, rec storedViewer, until time.T
 		return nil
 	}
 	if err := id.EndedLogins.EndLogin(ctx, rec.SessionKey, until); err != nil {
+		if id.Keeper != nil && id.Keeper.KeepEndedLogin(id.EndedLogins, rec.SessionKey, until) {
+			return fmt.Errorf("%w (kept in this process by Identity.Keeper until the list answers): %w", ErrNotRecorded, err)
+		}
 		return fmt.Errorf("%w: %w", ErrNotRecorded, err)
 	}
 	return nil
@@ -338,16 +420,13 @@ func (id *Identity) recordUntil(rec storedViewer, sess *sessions.Session) time.T
 // does, from X-Forwarded-Proto); an X-Forwarded-Proto header alone does
 // not count, since any client can send one.
 func (id *Identity) checkScheme(r *http.Request) {
-	if r.TLS != nil || id.plainHTTPWarned.Load() {
-		return
-	}
-	if origin, ok := middleware.RequestOrigin(r.Context()); ok && strings.HasPrefix(origin, "https://") {
+	if id.plainHTTPWarned.Load() || !middleware.OverPlainHTTP(r) {
 		return
 	}
 	if id.plainHTTPWarned.CompareAndSwap(false, true) {
 		id.logger().LogAttrs(r.Context(), slog.LevelWarn,
-			"gorillasession: the session cookie is Secure but this request came over plain http: browsers will not send the cookie back, so every sign-in loops back to the login page. "+
-				"For development over http://127.0.0.1, set store.Options.Secure = false on the cookie store (never for a deployment reached over https); "+
+			"gorillasession: the session cookie is Secure but this request came over plain http: browsers will not send the cookie back (Chromium and Firefox make an exception for localhost and 127.0.0.1, Safari does not), so every sign-in loops back to the login page. "+
+				"For development over plain http, set store.Options.Secure = false on the cookie store (never for a deployment reached over https); "+
 				"behind a proxy that terminates TLS, pass its X-Forwarded-Proto through proxyheaders.Identity.ForwardedOrigin (middleware.WithRequestOrigin)",
 			slog.String("session", id.name), slog.String("host", r.Host), slog.String("path", r.URL.Path))
 	}

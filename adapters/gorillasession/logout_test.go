@@ -193,9 +193,13 @@ func (h *host) sessionCookie(t *testing.T, c *http.Client) *http.Cookie {
 }
 
 // TestLogoutWhileListDown: with the list of ended logins down (and the
-// store of minted ids too), logout still expires the cookie in the
+// store of minted ids too), a page load answers 503 with Retry-After (an
+// outage: wait and retry), logout still expires the cookie in the
 // browser, and what could not be recorded is logged, without the session
-// key, and counted by step.
+// key, and counted by step. The Kit keeps both (Identity.Keeper, and the
+// ids to take): once the stores are back, its next pass records the
+// ended login, so a copy of the pre-logout cookie no longer signs in,
+// and revokes the login's embeds.
 func TestLogoutWhileListDown(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -203,14 +207,17 @@ func TestLogoutWhileListDown(t *testing.T) {
 		want      map[middleware.LogoutStep]int
 	}{
 		// The kit still reads who is logging out (an
-		// UnverifiedViewerError) and revokes that login's embeds.
-		{"list down", false, map[middleware.LogoutStep]int{middleware.LogoutStepLogin: 1, middleware.LogoutStepEmbeds: 0}},
+		// UnverifiedViewerError), and keeps the revoke of that login's
+		// embeds until the stores answer: the list's outage says the
+		// store is likely down too.
+		{"list down", false, map[middleware.LogoutStep]int{middleware.LogoutStepLogin: 1, middleware.LogoutStepEmbeds: 1}},
 		{"list and id store down", true, map[middleware.LogoutStep]int{middleware.LogoutStepLogin: 1, middleware.LogoutStepEmbeds: 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			id, store := newIdentity(t)
 			h := newHost(t, id, store, gorillasession.NewMemoryEndedLogins(0))
+			id.Keeper = h.kit
 			ana := h.client(t)
 			if resp := h.do(t, ana, http.MethodPost, "/login?sub=ana"); resp.StatusCode != http.StatusOK {
 				t.Fatalf("login: %d", resp.StatusCode)
@@ -224,10 +231,11 @@ func TestLogoutWhileListDown(t *testing.T) {
 			}
 
 			h.list.down.Store(true)
-			// A login that cannot be checked mints nothing.
+			// A login that cannot be checked mints nothing, and says
+			// to retry later, as any outage does.
 			minted := len(h.p.Emulator().Sessions())
-			if resp := h.do(t, ana, http.MethodGet, middleware.DefaultFramePrefix+"sales"); resp.StatusCode != http.StatusInternalServerError {
-				t.Errorf("frame load with the list down: %d, want 500", resp.StatusCode)
+			if resp := h.do(t, ana, http.MethodGet, middleware.DefaultFramePrefix+"sales"); resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+				t.Errorf("frame load with the list down: %d, Retry-After %q; want 503 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"))
 			}
 			if n := len(h.p.Emulator().Sessions()); n != minted {
 				t.Errorf("a frame load with the list down minted %d sessions", n-minted)
@@ -249,10 +257,27 @@ func TestLogoutWhileListDown(t *testing.T) {
 			if c := h.sessionCookie(t, ana); c != nil {
 				t.Fatal("the browser still holds a session cookie after logout")
 			}
+			thief := h.client(t)
+			req, _ := http.NewRequest(http.MethodGet, h.srv.URL+"/", nil)
+			thief.Jar.SetCookies(req.URL, []*http.Cookie{{Name: before.Name, Value: before.Value, Path: "/", Secure: true}})
+			if resp := h.do(t, thief, http.MethodGet, "/me"); resp.StatusCode != http.StatusUnauthorized {
+				t.Errorf("a copy of the pre-logout cookie while the list is down: %d, want 401 (the Kit keeps the ended login)", resp.StatusCode)
+			}
 			h.list.down.Store(false)
 			h.store.down.Store(false)
+			if n, err := h.kit.FlushRevokes(context.Background()); err != nil || n != 0 {
+				t.Fatalf("FlushRevokes once the stores are back: %d pending, %v", n, err)
+			}
 			if resp := h.do(t, ana, http.MethodGet, "/me"); resp.StatusCode != http.StatusUnauthorized {
 				t.Errorf("after logout, once the list is back: %d, want 401", resp.StatusCode)
+			}
+			// Another instance: its own Identity, the same list.
+			other, _ := newIdentity(t)
+			other.EndedLogins = h.list.EndedLogins
+			r := httptest.NewRequest(http.MethodGet, "/", nil)
+			r.AddCookie(before)
+			if v, err := other.Viewer(r); !errors.Is(err, middleware.ErrNoViewer) {
+				t.Errorf("another instance reads the pre-logout cookie as %v, %v; want ErrNoViewer (the kept ended login was written)", v, err)
 			}
 			for step, n := range tt.want {
 				if got := h.metrics.count(step); got != n {
@@ -260,12 +285,8 @@ func TestLogoutWhileListDown(t *testing.T) {
 				}
 			}
 			logs := h.logs.String()
-			wantLogs := []string{`"step":"login"`, errDown.Error()}
-			if tt.want[middleware.LogoutStepEmbeds] > 0 {
-				wantLogs = append(wantLogs, `"step":"embeds"`)
-			} else {
-				embedkittest.AssertRevoked(t, h.p, "ana")
-			}
+			wantLogs := []string{`"step":"login"`, `"step":"embeds"`, errDown.Error()}
+			embedkittest.AssertRevoked(t, h.p, "ana")
 			for _, want := range wantLogs {
 				if !strings.Contains(logs, want) {
 					t.Errorf("the logs do not report %s:\n%s", want, logs)

@@ -105,6 +105,20 @@
 // Times come from the store's clock (WithClock), not from Redis; the
 // instances of an application should keep their clocks in step.
 //
+// # Timeouts
+//
+// Every method call is bounded by WithTimeout, DefaultTimeout (3 s) unless
+// set, and by the caller's context, whichever ends first, whatever the
+// client's options: go-redis's defaults wait 35 to 40 seconds a call on a node
+// that hangs (a stopped process, a network partition), and
+// EndedLogins.LoginEnded runs on every signed-in request. The call runs in
+// its own goroutine, and the method returns at the deadline with an error
+// wrapping context.DeadlineExceeded while go-redis finishes in the
+// background. A command a hung node reads after the deadline still runs
+// when the node resumes: a Take given up on may have removed its records.
+// docs/reliability.md (Redis) has the measured answer times of a hung
+// node, a stopped node and a whole Cluster down.
+//
 // Errors wrap those of go-redis, including the context's. The store never
 // logs, and its errors never quote a record.
 package redisstore

@@ -29,15 +29,17 @@ type EndedLogins struct {
 	prefix   string
 	lifetime time.Duration
 	now      func() time.Time
+	timeout  time.Duration // WithTimeout
 }
 
 // NewEndedLogins returns the list kept in Redis through client (which it
 // does not close). lifetime is the longest a login lives
 // (gorillasession.Identity.MaxLifetime, which is the cookie store's MaxAge
 // unless set): an EndLoginsOf or EndLoginsOfSID is kept that long, and a
-// second more (securecookie compares whole seconds). Of the
-// options, WithPrefix and WithClock apply; EndedLogins and a Store with
-// the same prefix do not meet.
+// second more (securecookie compares whole seconds). Of the options,
+// WithPrefix, WithClock and WithTimeout apply; EndedLogins and a Store
+// with the same prefix do not meet. Each method call is bounded by the
+// timeout (DefaultTimeout): LoginEnded runs on every signed-in request.
 func NewEndedLogins(client redis.UniversalClient, lifetime time.Duration, opts ...Option) (*EndedLogins, error) {
 	if client == nil {
 		return nil, errors.New("redisstore: NewEndedLogins: client is nil")
@@ -46,7 +48,7 @@ func NewEndedLogins(client redis.UniversalClient, lifetime time.Duration, opts .
 		return nil, fmt.Errorf("redisstore: NewEndedLogins: lifetime %s must be positive (the session cookie's MaxAge)", lifetime)
 	}
 	c := newConfig(opts)
-	return &EndedLogins{client: client, prefix: c.prefix + "ended:", lifetime: lifetime, now: c.Now}, nil
+	return &EndedLogins{client: client, prefix: c.prefix + "ended:", lifetime: lifetime, now: c.Now, timeout: c.timeout}, nil
 }
 
 func (r *EndedLogins) keyKey(key string) string         { return r.prefix + "k:" + digest(key) }
@@ -62,6 +64,10 @@ const cookieSlack = time.Second
 // (the cookie's expiry). A later until extends an earlier record; an
 // earlier one never shortens it. An until already past records nothing.
 func (r *EndedLogins) EndLogin(ctx context.Context, key string, until time.Time) error {
+	return boundedErr(ctx, r.timeout, func(ctx context.Context) error { return r.endLogin(ctx, key, until) })
+}
+
+func (r *EndedLogins) endLogin(ctx context.Context, key string, until time.Time) error {
 	if key == "" {
 		return errors.New("redisstore: EndLogin: empty session key")
 	}
@@ -86,6 +92,10 @@ func (r *EndedLogins) EndLogin(ctx context.Context, key string, until time.Time)
 // EndLoginsOf ends every login session of subject saved until now; a
 // session saved later (a new login) is not affected.
 func (r *EndedLogins) EndLoginsOf(ctx context.Context, subject string) error {
+	return boundedErr(ctx, r.timeout, func(ctx context.Context) error { return r.endLoginsOf(ctx, subject) })
+}
+
+func (r *EndedLogins) endLoginsOf(ctx context.Context, subject string) error {
 	if subject == "" {
 		return errors.New("redisstore: EndLoginsOf: empty subject")
 	}
@@ -100,6 +110,10 @@ func (r *EndedLogins) EndLoginsOf(ctx context.Context, subject string) error {
 // sid saved until now; a session saved later (a new login in the same
 // provider session) is not affected.
 func (r *EndedLogins) EndLoginsOfSID(ctx context.Context, sid string) error {
+	return boundedErr(ctx, r.timeout, func(ctx context.Context) error { return r.endLoginsOfSID(ctx, sid) })
+}
+
+func (r *EndedLogins) endLoginsOfSID(ctx context.Context, sid string) error {
 	if sid == "" {
 		return errors.New("redisstore: EndLoginsOfSID: empty sid")
 	}
@@ -116,6 +130,10 @@ func (r *EndedLogins) EndLoginsOfSID(ctx context.Context, sid string) error {
 // the caller decides; gorillasession.Identity fails the request rather
 // than let a possibly ended session in.
 func (r *EndedLogins) LoginEnded(ctx context.Context, l middleware.Login) (bool, error) {
+	return bounded(ctx, r.timeout, func(ctx context.Context) (bool, error) { return r.loginEnded(ctx, l) })
+}
+
+func (r *EndedLogins) loginEnded(ctx context.Context, l middleware.Login) (bool, error) {
 	// Up to three GETs in one pipeline, not one MGET: the records lie in
 	// different Redis Cluster hash slots, where an MGET of them fails with
 	// CROSSSLOT. A single server answers them in one round trip; a

@@ -63,3 +63,19 @@ func ExampleStore_Due() {
 
 // revoke stands for the platform call that revokes a session id.
 func revoke(context.Context, string) error { return nil }
+
+// Every call is bounded: a Redis that hangs costs a page load at most the
+// timeout, DefaultTimeout unless WithTimeout says otherwise, whatever the
+// client's own options.
+func ExampleWithTimeout() {
+	client := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{"localhost:7000", "localhost:7001", "localhost:7002"}})
+	defer client.Close()
+	store := redisstore.New(client, redisstore.WithTimeout(2*time.Second))
+	list, err := redisstore.NewEndedLogins(client, 24*time.Hour, redisstore.WithTimeout(2*time.Second))
+	if err != nil {
+		log.Fatal(err)
+	}
+	// hand store to the middleware as its SessionStore, and list to
+	// gorillasession.Identity.EndedLogins
+	_, _ = store, list
+}

@@ -15,6 +15,11 @@ const (
 	// unless WithMaxPerKey says otherwise (see storeopt.DefaultMaxPerKey
 	// for why this many).
 	DefaultMaxPerKey = storeopt.DefaultMaxPerKey
+	// DefaultTimeout bounds each call of a Store or EndedLogins method
+	// unless WithTimeout says otherwise: a healthy Redis answers in
+	// milliseconds, and a node that hangs costs a page load, a logout or
+	// a mint no more than this (docs/reliability.md).
+	DefaultTimeout = 3 * time.Second
 )
 
 // Option configures a Store.
@@ -22,7 +27,8 @@ type Option func(*config)
 
 type config struct {
 	storeopt.Common
-	prefix string
+	prefix  string
+	timeout time.Duration
 }
 
 // WithPrefix sets the string that starts the name of every Redis key the
@@ -54,8 +60,24 @@ func WithClock(now func() time.Time) Option {
 	return func(c *config) { c.SetClock(now) }
 }
 
+// WithTimeout bounds each call of a method to d: the method returns an
+// error wrapping context.DeadlineExceeded when Redis has not answered by
+// then, however the client is configured (go-redis's own defaults wait
+// 35 to 40 seconds a call on a node that hangs) and whatever deadline the
+// caller's context has, the earlier of the two deciding. A Store or an
+// EndedLogins is on the path of every signed-in request, so this is how
+// long a Redis node that hangs holds up a page load. Values of zero and
+// below leave the default, DefaultTimeout.
+func WithTimeout(d time.Duration) Option {
+	return func(c *config) {
+		if d > 0 {
+			c.timeout = d
+		}
+	}
+}
+
 func newConfig(opts []Option) config {
-	c := config{Common: storeopt.Defaults(), prefix: DefaultPrefix}
+	c := config{Common: storeopt.Defaults(), prefix: DefaultPrefix, timeout: DefaultTimeout}
 	for _, o := range opts {
 		o(&c)
 	}

@@ -36,6 +36,7 @@ type Store struct {
 	// records have an expiry index (see scripts.go).
 	indexFrom int
 	now       func() time.Time
+	timeout   time.Duration // WithTimeout
 	queueKeys []string
 }
 
@@ -65,6 +66,7 @@ func New(client redis.UniversalClient, opts ...Option) *Store {
 		maxPerKey: c.MaxPerKey,
 		indexFrom: defaultIndexFrom,
 		now:       c.Now,
+		timeout:   c.timeout,
 		queueKeys: []string{q + "due", q + "rec", q + "exp"},
 	}
 }
@@ -121,6 +123,10 @@ func (s *Store) indexKey(subject string) string {
 // ExpiresAt is kept to the millisecond. A record without a session id is
 // an error.
 func (s *Store) Add(ctx context.Context, key string, m middleware.Minted) error {
+	return boundedErr(ctx, s.timeout, func(ctx context.Context) error { return s.add(ctx, key, m) })
+}
+
+func (s *Store) add(ctx context.Context, key string, m middleware.Minted) error {
 	if m.SessionID == "" {
 		return errEmptyID
 	}
@@ -159,7 +165,7 @@ func (s *Store) Add(ctx context.Context, key string, m middleware.Minted) error 
 	for i, m := range evicted {
 		ds[i] = middleware.Deferred{Minted: m, Due: time.UnixMilli(now)}
 	}
-	return s.Defer(ctx, ds)
+	return s.deferRecords(ctx, ds)
 }
 
 // scriptCall is one script to run with its keys and arguments, and, once
@@ -206,6 +212,10 @@ func runScripts(ctx context.Context, c redis.UniversalClient, calls []scriptCall
 // passed, reading and deleting in one transaction. Take of a missing key
 // returns no records and a nil error.
 func (s *Store) Take(ctx context.Context, key string) ([]middleware.Minted, error) {
+	return bounded(ctx, s.timeout, func(ctx context.Context) ([]middleware.Minted, error) { return s.take(ctx, key) })
+}
+
+func (s *Store) take(ctx context.Context, key string) ([]middleware.Minted, error) {
 	rk := s.recordsKey(digest(key))
 	var all *redis.MapStringStringCmd
 	_, err := s.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
@@ -239,6 +249,10 @@ func (s *Store) Take(ctx context.Context, key string) ([]middleware.Minted, erro
 // record added for subject while TakeSubject runs is either returned or
 // left in the store.
 func (s *Store) TakeSubject(ctx context.Context, subject string) ([]middleware.Minted, error) {
+	return bounded(ctx, s.timeout, func(ctx context.Context) ([]middleware.Minted, error) { return s.takeSubject(ctx, subject) })
+}
+
+func (s *Store) takeSubject(ctx context.Context, subject string) ([]middleware.Minted, error) {
 	now := s.now().UnixMilli()
 	keys, err := s.client.ZRangeByScore(ctx, s.indexKey(subject), &redis.ZRangeBy{
 		Min: "(" + strconv.FormatInt(now, 10),
@@ -270,6 +284,10 @@ func (s *Store) TakeSubject(ctx context.Context, subject string) ([]middleware.M
 // record without a session id is an error, and then nothing is queued.
 // Times are kept in whole milliseconds.
 func (s *Store) Defer(ctx context.Context, ds []middleware.Deferred) error {
+	return boundedErr(ctx, s.timeout, func(ctx context.Context) error { return s.deferRecords(ctx, ds) })
+}
+
+func (s *Store) deferRecords(ctx context.Context, ds []middleware.Deferred) error {
 	if len(ds) == 0 {
 		return nil
 	}
@@ -293,6 +311,10 @@ func (s *Store) Defer(ctx context.Context, ds []middleware.Deferred) error {
 // empty queue, or with nothing due yet, returns no records and a nil
 // error; so does Due with n below 1.
 func (s *Store) Due(ctx context.Context, n int) ([]middleware.Deferred, error) {
+	return bounded(ctx, s.timeout, func(ctx context.Context) ([]middleware.Deferred, error) { return s.due(ctx, n) })
+}
+
+func (s *Store) due(ctx context.Context, n int) ([]middleware.Deferred, error) {
 	if n < 1 {
 		return nil, nil
 	}
@@ -316,6 +338,10 @@ func (s *Store) Due(ctx context.Context, n int) ([]middleware.Deferred, error) {
 
 // Pending reports how many live records are queued.
 func (s *Store) Pending(ctx context.Context) (int, error) {
+	return bounded(ctx, s.timeout, s.pending)
+}
+
+func (s *Store) pending(ctx context.Context) (int, error) {
 	n, err := pendingScript.Run(ctx, s.client, s.queueKeys, s.now().UnixMilli()).Int()
 	if err != nil {
 		return 0, fmt.Errorf("redisstore: pending: %w", err)

@@ -174,6 +174,9 @@ func New(ctx context.Context, cfg Config) (*App, error) {
 		return nil, fmt.Errorf("webapp: %w", err)
 	}
 	a.kitConfig = kc
+	// middleware.New made the Kit the identity's Keeper (KitUser): a
+	// logout the list of ended logins could not record (Redis does not
+	// answer) is kept by the Kit and written by its Run once it answers.
 
 	a.auth, err = NewAuth(ctx, AuthConfig{
 		Issuer:       cfg.OIDCIssuer,

@@ -262,7 +262,12 @@ func (a *App) kitError(w http.ResponseWriter, r *http.Request) {
 		a.render(w, r, status, templates.FrameErrorPage(e, e.Kind != templates.KindOutage))
 		return
 	}
-	v, _ := a.viewer(r)
+	var v *middleware.Viewer
+	if !errors.As(err, new(*middleware.UnverifiedViewerError)) {
+		// The page's header names the viewer; a login that could not be
+		// checked is not looked up twice (Redis does not answer).
+		v, _ = a.viewer(r)
+	}
 	a.errorPage(w, r, v, e)
 }
 

@@ -7,7 +7,9 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/embedkit/embedkit/adapters/redisstore"
 	"github.com/embedkit/embedkit/internal/testredis"
 )
 
@@ -87,5 +89,41 @@ func TestRedisUnreachable(t *testing.T) {
 	}
 	if want := "REDIS_ADDR"; !strings.Contains(err.Error(), want) {
 		t.Errorf("error %v does not name %s", err, want)
+	}
+}
+
+// TestRedisHangsAnswersOutage: with REDIS_ADDR, a Redis that hangs
+// (SIGSTOP) answers the demo's pages as the kit answers its frames: the
+// outage page, 503 with Retry-After, within the Redis timeout, not 500
+// "internal" after go-redis's own 35 s. Once Redis resumes, the same
+// instance serves again.
+func TestRedisHangsAnswersOutage(t *testing.T) {
+	srv := testredis.NewServer(t)
+	f := startFlow(t, envOf(map[string]string{EnvRedisAddr: srv.Addr}))
+	ana := f.browser()
+	ana.login("ana", "ana-dev-pass")
+	if resp, _ := ana.get(f.d.AppURL + "/dashboards"); resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /dashboards before the outage: %d", resp.StatusCode)
+	}
+	srv.Pause(t)
+	resumed := false
+	t.Cleanup(func() {
+		if !resumed {
+			srv.Resume(t)
+		}
+	})
+	start := time.Now()
+	resp, _ := ana.get(f.d.AppURL + "/dashboards")
+	took := time.Since(start)
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("GET /dashboards with Redis hung: %d, Retry-After %q; want 503 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	if bound := redisstore.DefaultTimeout + 3*time.Second; took > bound {
+		t.Errorf("GET /dashboards with Redis hung answered after %s, beyond %s", took, bound)
+	}
+	srv.Resume(t)
+	resumed = true
+	if resp, _ := ana.get(f.d.AppURL + "/dashboards"); resp.StatusCode != http.StatusOK {
+		t.Errorf("GET /dashboards once Redis resumed: %d", resp.StatusCode)
 	}
 }

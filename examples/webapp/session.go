@@ -165,8 +165,8 @@ func (a *App) validCSRF(v *middleware.Viewer, token string) bool {
 
 // requireViewer returns the signed-in viewer, or answers the request:
 // a redirect to sign-in when nobody is signed in (a cookie that no longer
-// decodes, or that was logged out, counts as nobody), an error page
-// otherwise.
+// decodes, or that was logged out, counts as nobody), the outage page
+// (503) when the login cannot be checked, an error page otherwise.
 func (a *App) requireViewer(w http.ResponseWriter, r *http.Request) (*middleware.Viewer, bool) {
 	v, err := a.viewer(r)
 	if err == nil {
@@ -175,6 +175,13 @@ func (a *App) requireViewer(w http.ResponseWriter, r *http.Request) (*middleware
 	if errors.Is(err, middleware.ErrNoViewer) {
 		noStore(w)
 		http.Redirect(w, r, loginURL(r.URL.RequestURI()), http.StatusSeeOther)
+		return nil, false
+	}
+	if errors.As(err, new(*middleware.UnverifiedViewerError)) {
+		// The login cannot be checked (Redis does not answer): an
+		// outage, answered as the kit answers it, 503 with Retry-After.
+		a.log.Warn("webapp: the login could not be checked", "err", err)
+		a.kit.ServeError(w, r, err)
 		return nil, false
 	}
 	a.log.Error("webapp: reading the session", "err", err)

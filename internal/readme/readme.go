@@ -10,6 +10,16 @@ import (
 	"strings"
 )
 
+// PageBlocks returns the bodies of every fenced code block of language
+// lang in the page at path, in order.
+func PageBlocks(path, lang string) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return blocksOf(string(b), lang), nil
+}
+
 // Blocks returns the bodies of the fenced code blocks of language lang
 // ("```lang") in the section of the page at path whose heading is the
 // level-2 heading title ("## title"), up to the next level-2 heading.
@@ -25,9 +35,14 @@ func Blocks(path, title, lang string) ([]string, error) {
 	if i := strings.Index(section, "\n## "); i >= 0 {
 		section = section[:i]
 	}
+	return blocksOf(section, lang), nil
+}
+
+// blocksOf returns the bodies of the fenced code blocks of lang in text.
+func blocksOf(text, lang string) []string {
 	var out []string
-	for _, m := range regexp.MustCompile("(?ms)^```"+regexp.QuoteMeta(lang)+"\n(.*?)\n```$").FindAllStringSubmatch(section, -1) {
+	for _, m := range regexp.MustCompile("(?ms)^```"+regexp.QuoteMeta(lang)+"\n(.*?)\n```$").FindAllStringSubmatch(text, -1) {
 		out = append(out, m[1])
 	}
-	return out, nil
+	return out
 }

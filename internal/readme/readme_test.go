@@ -26,4 +26,11 @@ func TestBlocks(t *testing.T) {
 	if _, err := Blocks(path, "Three", "ts"); err == nil {
 		t.Error("a missing section is not an error")
 	}
+	got, err = PageBlocks(path, "ts")
+	if err != nil || !slices.Equal(got, []string{"const a = 1;", "const b = 2;", "const c = 3;"}) {
+		t.Errorf("PageBlocks(ts) = %q, %v; want every section's", got, err)
+	}
+	if _, err := PageBlocks(filepath.Join(t.TempDir(), "missing.md"), "ts"); err == nil {
+		t.Error("a missing page is not an error")
+	}
 }

@@ -115,6 +115,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/embedkit/embedkit/adapters/gorillasession"
+	"github.com/embedkit/embedkit/adapters/scssession"
+	"github.com/embedkit/embedkit/embedkit"
 	"github.com/embedkit/embedkit/embedkittest"
 	"github.com/embedkit/embedkit/middleware"
 )
@@ -142,6 +144,8 @@ var (
 		Groups    []string
 	}
 	identity    *gorillasession.Identity
+	scsIdentity *scssession.Identity
+	client      *embedkit.Client
 	myIdentity  middleware.Identity
 	kit         *middleware.Kit
 	cfg         middleware.Config
@@ -186,6 +190,12 @@ var imports = map[string]string{
 	"propagation":    "go.opentelemetry.io/otel/propagation",
 	"otelhttp":       "go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp",
 	"redis":          "github.com/redis/go-redis/v9",
+	"scs":            "github.com/alexedwards/scs/v2",
+	"goredisstore":   "github.com/alexedwards/scs/goredisstore",
+	"scssession":     "github.com/embedkit/embedkit/adapters/scssession",
+	"identitytest":   "github.com/embedkit/embedkit/adapters/identitytest",
+	"oidc":           "github.com/coreos/go-oidc/v3/oidc",
+	"testing":        "testing",
 }
 
 // qualifiers returns the names that qualify another in code (x of
