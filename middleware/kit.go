@@ -126,7 +126,9 @@ type Config struct {
 	// emails. At least 16 bytes, secret, from a secret store or the
 	// environment. Empty: a random key per process, so a viewer's records
 	// correlate within one process only; give every instance of the host
-	// app the same key to correlate them across instances.
+	// app the same key to correlate them across instances. The grant and
+	// pinned tags of HostSettings.Targets are keyed from it too: with one
+	// key, every instance serves the same host script (one cache entry).
 	LogKey []byte
 	// Metrics counts mints and revokes. Default: none.
 	Metrics Metrics
