@@ -324,6 +324,24 @@ export interface FrameMethods extends Actions {
    * with a ReloadError on sign-out or when renewal gives up.
    */
   reload(): Promise<FrameEvent<"ready">>;
+  /**
+   * Switches the frame to another target (a registered target name or a
+   * frame path such as "dashboard/ops"). In place, with
+   * `cube:action:navigate` and no new session, when the frame is ready
+   * and the kit's settings (`Kit.HostSettings().Targets`, computed by the
+   * server) list both targets with equal grant and pinned tags; the old
+   * target's filters are then cleared and the new one's presets sent as
+   * `set-filter` once the embed reports the move, and `ready` does not
+   * fire again. Otherwise, or when the move fails (an error event, or no
+   * `dashboard-loaded` within the ready timeout; once), a new frame: its
+   * src becomes the kit's frame endpoint for the target, which mints.
+   * Resolves with the new dashboard's `dashboard-loaded` event (with the
+   * last one at once when the frame shows the target already); rejects
+   * with a {@link FrameError}: "superseded" by a later switch, "refused"
+   * when the new frame's embed reports a fatal error instead, or as a
+   * failed load does.
+   */
+  show(target: string): Promise<FrameEvent<"dashboard-loaded"> | null>;
 }
 
 /** What a frame's state tells, read from the handle or the `<embedkit-frame>`. */
@@ -340,15 +358,21 @@ export interface FrameStatus {
   readonly view: Readonly<ViewPayload> | null;
 }
 
+/** What a frame handle tells of the target it shows. */
+export interface FrameTarget {
+  /** The target the frame shows (its `data-embedkit-target`), or null. */
+  readonly target: string | null;
+}
+
 /** The handle of one managed frame: `embedkit.frame(el)`. */
-export interface Frame extends FrameMethods, FrameStatus {
+export interface Frame extends FrameMethods, FrameStatus, FrameTarget {
   readonly element: HTMLIFrameElement;
 }
 
 /** How reload() fails. */
 export interface ReloadError extends Error {
   name: "EmbedkitReloadError";
-  reason: "session-ended" | "renew-failed" | "released";
+  reason: "session-ended" | "renew-failed" | "released" | "superseded";
   status?: number;
 }
 
@@ -358,7 +382,7 @@ export type LoadFailure = "signed-out" | "refused-origin" | "unavailable" | "rej
 /** How pending actions and `frame.ready` fail when the frame ends or fails. */
 export interface FrameError extends Error {
   name: "EmbedkitFrameError";
-  reason: "session-ended" | "renew-failed" | LoadFailure | "released";
+  reason: "session-ended" | "renew-failed" | LoadFailure | "released" | "superseded" | "refused";
   status?: number;
 }
 
@@ -383,7 +407,9 @@ export interface Api extends Actions {
  * been exchanged) at which the kit loads it again with a new session;
  * default 23 h minus 5 min, at least 5 min. Where the platform sends
  * `session-expiring` or `session-expired`, the kit renews in place on
- * them and the frame keeps its document.
+ * them and the frame keeps its document. A new target attribute (or
+ * show(target), which sets it) switches the frame as {@link FrameMethods.show}
+ * does: in place where the kit's settings allow it.
  */
 export interface FrameElement extends HTMLElement, FrameMethods, FrameStatus {
   readonly frame: Frame;
@@ -473,6 +499,24 @@ export interface Settings {
   framePrefix?: string;
   /** The kit's host script version (middleware.HostScriptVersion), checked against this package's. */
   version?: string;
+  /**
+   * HostSettings.Targets: the registered targets whose frames may move
+   * between one another in place, by name and by frame path. Render them
+   * from the server; the script only compares the tags it is given.
+   */
+  targets?: Readonly<Record<string, TargetInfo>>;
+}
+
+/** One entry of {@link Settings.targets} (middleware.HostTarget). */
+export interface TargetInfo {
+  /** The embed path navigate takes, "/embed/dashboard/{publicId}" or "/embed/d/{deploymentId}/dashboard/{publicId}". */
+  path: string;
+  /** Equal for two targets exactly when the kit mints them with one request. Opaque. */
+  grant: string;
+  /** Equal for two targets exactly when their URL-only parameters agree. Opaque. */
+  pinned: string;
+  /** The target's preset filters as set-filter parameters, f_<member>=<percent-encoded JSON>. */
+  filters?: readonly string[];
 }
 
 /**

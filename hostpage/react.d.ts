@@ -45,9 +45,12 @@ export interface EmbedkitFrameProps
   extends EventProps, Omit<IframeHTMLAttributes<HTMLIFrameElement>, "src" | "onError" | "children"> {
   /**
    * The kit's target, e.g. "sales" or "dashboard/sales-overview": the
-   * iframe's src is the frame endpoint for it. Changing it is a new frame
-   * (a new iframe and a new session); every other prop changes the live
-   * frame.
+   * iframe's first src is the frame endpoint for it. Changing it switches
+   * the frame (`Frame.show`): in place, with the platform's navigate action
+   * and no new session, where the kit's settings say both targets share a
+   * session and a URL; else a new frame (a new document and session) in
+   * the same iframe element. Every other prop changes the live frame; the
+   * filters prop is applied afresh to the new target.
    */
   target: string;
   /**
@@ -104,7 +107,7 @@ export const EmbedkitFrame: ForwardRefExoticComponent<EmbedkitFrameProps & RefAt
 /**
  * The Frame handle of the `<iframe data-embedkit>` or `<embedkit-frame>`
  * that ref points to (e.g. an `<EmbedkitFrame>`'s ref), or null until it
- * is mounted. When an `<EmbedkitFrame>` unmounts (or changes target) its
+ * is mounted. When an `<EmbedkitFrame>` unmounts its
  * frame is released: that handle's methods throw, and what waited on it
  * is rejected with reason "released".
  */

@@ -120,6 +120,15 @@
 // after a fatal error, probing the endpoint with HEAD first. Only a 401 is
 // a sign-out. data-embedkit-fit sizes the frame to its box or the window.
 //
+// A frame switched to another target (show(target), a new target on
+// <embedkit-frame> or the React component) moves in place with
+// cube:action:navigate, keeping its session, when HostSettings.Targets
+// say both targets mint the same request and share the URL-only
+// parameters (HostTarget: opaque grant and pinned tags the server
+// computes); else it loads a new frame. RouteScoped targets, targets with
+// a SecurityContext of their own, and every target under a Policy with
+// Customize but without CustomizeIgnoresTarget always get a new frame.
+//
 // # Locale and time zone
 //
 // The iframe URL carries locale and timezone. The locale is the first of:

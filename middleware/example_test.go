@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -367,8 +368,42 @@ func ExampleKit_HostSettings() {
 	if err := page.Execute(&b, string(settings)); err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(strings.Replace(b.String(), platformURL, "PLATFORM", 1))
-	// Output: <meta name="embedkit" content="{&#34;platformOrigin&#34;:&#34;PLATFORM&#34;,&#34;sessionURL&#34;:&#34;/embed/session&#34;,&#34;framePrefix&#34;:&#34;/embed/frame/&#34;,&#34;version&#34;:&#34;0.1.0&#34;}">
+	// The grant and pinned tags are opaque (and random per process unless
+	// Config.LogKey is set): shown here as TAG.
+	tags := regexp.MustCompile(`(grant|pinned)&#34;:&#34;[A-Za-z0-9_-]+`)
+	fmt.Println(tags.ReplaceAllString(strings.Replace(b.String(), platformURL, "PLATFORM", 1), "$1&#34;:&#34;TAG"))
+	// Output: <meta name="embedkit" content="{&#34;platformOrigin&#34;:&#34;PLATFORM&#34;,&#34;sessionURL&#34;:&#34;/embed/session&#34;,&#34;framePrefix&#34;:&#34;/embed/frame/&#34;,&#34;version&#34;:&#34;0.1.0&#34;,&#34;targets&#34;:{&#34;dashboard/sales-overview&#34;:{&#34;path&#34;:&#34;/embed/dashboard/sales-overview&#34;,&#34;grant&#34;:&#34;TAG&#34;,&#34;pinned&#34;:&#34;TAG&#34;},&#34;sales&#34;:{&#34;path&#34;:&#34;/embed/dashboard/sales-overview&#34;,&#34;grant&#34;:&#34;TAG&#34;,&#34;pinned&#34;:&#34;TAG&#34;}}}">
+}
+
+// HostSettings.Targets tell the host script which frames may move between
+// targets in place (cube:action:navigate, no new session): those whose
+// sessions the kit would mint with one request (equal Grant) and whose
+// URL-only parameters agree (equal Pinned). A target with a theme of its
+// own needs another session; one with another chrome, another page load;
+// a RouteScoped one is never listed.
+func ExampleHostTarget() {
+	platformURL, client, stop := startPlatform()
+	defer stop()
+	kit := exampleKit(platformURL, client, func(c *middleware.Config) {
+		c.Targets = map[string]middleware.Target{
+			"sales":   {Kind: middleware.KindDashboard, PublicID: "sales-overview"},
+			"ops":     {Kind: middleware.KindDashboard, PublicID: "ops"},
+			"branded": {Kind: middleware.KindDashboard, PublicID: "branded", Theme: &embedkit.EmbedTheme{PrimaryColor: "#0b5fff"}},
+			"bare":    {Kind: middleware.KindDashboard, PublicID: "bare", Chrome: middleware.Chrome{HideDashboardHeader: true}},
+			"project": {Kind: middleware.KindDashboard, PublicID: "project", RouteScoped: true},
+		}
+	})
+	targets := kit.HostSettings().Targets
+	sales := targets["sales"]
+	for _, name := range []string{"ops", "branded", "bare", "project"} {
+		t, listed := targets[name]
+		fmt.Printf("%s: listed %v, in place from sales %v\n", name, listed, listed && t.Grant == sales.Grant && t.Pinned == sales.Pinned)
+	}
+	// Output:
+	// ops: listed true, in place from sales true
+	// branded: listed true, in place from sales false
+	// bare: listed true, in place from sales false
+	// project: listed false, in place from sales false
 }
 
 // A back-channel logout token that names only the provider's session id

@@ -7,6 +7,7 @@ import (
 	_ "embed"
 	"encoding/hex"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"strconv"
 	"strings"
@@ -57,6 +58,14 @@ type HostSettings struct {
 	FramePrefix string `json:"framePrefix"`
 	// Version is HostScriptVersion.
 	Version string `json:"version"`
+	// Targets are the registered targets whose frames may move between
+	// one another in place (HostTarget), by name and by frame path
+	// (dashboard/{publicId}): dashboards that are not
+	// RouteScoped and have no SecurityContext of their own, under a Policy
+	// without Customize. A frame moves in place to another target only
+	// when both are listed with equal Grant and Pinned tags; any other
+	// change of target loads a new frame, which mints.
+	Targets map[string]HostTarget `json:"targets,omitempty"`
 }
 
 // HostSettings returns the settings of the kit's host script, for a page
@@ -70,6 +79,7 @@ func (k *Kit) HostSettings() HostSettings {
 		SessionURL:     k.cfg.Paths.Session,
 		FramePrefix:    k.cfg.Paths.Frame,
 		Version:        HostScriptVersion,
+		Targets:        maps.Clone(k.hostTargets),
 	}
 }
 
@@ -98,7 +108,9 @@ func renderHostScript(s HostSettings) *staticFile {
 // own (session-renewed, session-ended, renew-failed); setLocale,
 // setTimezone, setTheme, setColorScheme, setFilter(member, value),
 // navigate(path) and refresh() send the documented actions to that frame;
-// reload() mints it again. Every event also fires as a DOM CustomEvent
+// reload() mints it again; show(target) switches it to another target, in
+// place (cube:action:navigate, no new session) when HostSettings.Targets
+// say both mint alike, else as a new frame. Every event also fires as a DOM CustomEvent
 // "embedkit:<name>" on the iframe. Page-wide setLocale, setTimezone,
 // setTheme, setColorScheme, setFilter and refresh reach every frame.
 // Settings made through the script are sent again whenever a frame

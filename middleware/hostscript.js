@@ -264,7 +264,41 @@
   }
 
   // hostpage/src/settings.js
-  var config = { origin: null, sessionURL: "/embed/session", framePrefix: "/embed/frame/", kitVersion: null };
+  var config = {
+    origin: null,
+    sessionURL: "/embed/session",
+    framePrefix: "/embed/frame/",
+    kitVersion: null,
+    targets: /* @__PURE__ */ Object.create(null)
+  };
+  var DASHBOARD_PATHS = NAVIGATE_PATH_RULES.map(function(r) {
+    return new RegExp(r);
+  }).filter(function(re) {
+    return re.test("/embed/dashboard/x") || re.test("/embed/d/1/dashboard/x");
+  });
+  var TAG = /^[A-Za-z0-9_-]{1,64}$/;
+  var FILTER_PARAM = /^f_[^=&\s]+=[^&\s]+$/;
+  function checkTargets(targets) {
+    var out = /* @__PURE__ */ Object.create(null);
+    if (targets === void 0 || targets === null) return Object.freeze(out);
+    if (typeof targets !== "object" || Array.isArray(targets)) {
+      throw argError("configure(settings)", "settings.targets", "an object of target name to {path, grant, pinned, filters} (Kit.HostSettings().Targets)", targets);
+    }
+    Object.keys(targets).forEach(function(name) {
+      var t = targets[name];
+      var field = "settings.targets[" + JSON.stringify(name.slice(0, 64)) + "]";
+      var ok = t && typeof t === "object" && typeof t.path === "string" && t.path.length <= 256 && DASHBOARD_PATHS.some(function(re) {
+        return re.test(t.path);
+      }) && typeof t.grant === "string" && TAG.test(t.grant) && typeof t.pinned === "string" && TAG.test(t.pinned) && (t.filters === void 0 || t.filters === null || Array.isArray(t.filters) && t.filters.every(function(f) {
+        return typeof f === "string" && f.length <= 4096 && FILTER_PARAM.test(f);
+      }));
+      if (!ok) {
+        throw argError("configure(settings)", field, "{path: an embed dashboard path, grant, pinned: tags, filters: f_ parameters} as Kit.HostSettings() renders it", t);
+      }
+      out[name] = Object.freeze({ path: t.path, grant: t.grant, pinned: t.pinned, filters: Object.freeze((t.filters || []).slice()) });
+    });
+    return Object.freeze(out);
+  }
   var ORIGIN_RULE = /^https?:\/\/[^/?#@\s]+$/;
   function checkPathSetting(name, value, prefix) {
     if (typeof value !== "string" || !/^\/(?!\/)[^\u0000-\u0020\u007f\\?#]*$/.test(value) || prefix && value.charAt(value.length - 1) !== "/") {
@@ -284,7 +318,8 @@
       platformOrigin: settings.platformOrigin,
       sessionURL: settings.sessionURL === void 0 ? "/embed/session" : settings.sessionURL,
       framePrefix: settings.framePrefix === void 0 ? "/embed/frame/" : settings.framePrefix,
-      version: settings.version === void 0 ? null : settings.version
+      version: settings.version === void 0 ? null : settings.version,
+      targets: checkTargets(settings.targets)
     };
     if (typeof out.platformOrigin !== "string" || !ORIGIN_RULE.test(out.platformOrigin)) {
       throw argError("configure(settings)", "settings.platformOrigin", 'an origin such as "https://acme.example.com" (scheme and host, no path)', out.platformOrigin);
@@ -513,7 +548,7 @@
     var base = Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * Math.pow(2, failures - 1));
     return Math.max(BACKOFF_FIRST_MS, Math.round(base * (1 - 0.2 * Math.random())));
   }
-  function start(st, reason, waiter, inPlace) {
+  function start(st, reason, waiter, inPlace2) {
     var r = st.remint;
     if (!r) {
       clearTimeout(st.renewTimer);
@@ -522,7 +557,7 @@
       st.ended = false;
       r = st.remint = {
         reason,
-        inPlace: Boolean(inPlace),
+        inPlace: Boolean(inPlace2),
         phase: "wait",
         attempt: 0,
         failures: 0,
@@ -601,7 +636,7 @@
       r.inPlace = false;
       toReload(st);
     }
-    var src = st.el.getAttribute("src");
+    var src = st.moveSrc || st.el.getAttribute("src");
     var url = src ? absolute(src) : null;
     if (url && url.origin === location.origin) {
       probe(st, r, src, url.href);
@@ -848,6 +883,209 @@
     });
   }
 
+  // hostpage/src/navigation.js
+  var TARGET = /^[A-Za-z0-9_~-][A-Za-z0-9._~-]*(?:\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*$/;
+  function validTarget(target) {
+    return typeof target === "string" && target.length <= 256 && TARGET.test(target) && !target.split("/").some(function(s) {
+      return s === "." || s === "..";
+    });
+  }
+  function filterMember(param) {
+    try {
+      return decodeURIComponent(param.slice(2, param.indexOf("=")));
+    } catch (e) {
+      return null;
+    }
+  }
+  function clearParameter(member) {
+    return "f_" + encodeURIComponent(member) + "=" + encodeURIComponent(JSON.stringify({ value: null }));
+  }
+  function publicIdOf(target) {
+    var t = config.targets[target];
+    if (t) return t.path.slice(t.path.lastIndexOf("/") + 1);
+    var m = /^dashboard\/([^/]+)$/.exec(target);
+    return m ? m[1] : null;
+  }
+  function inPlace(st, from, to) {
+    var a = from ? config.targets[from] : null;
+    var b = config.targets[to];
+    return Boolean(a && b && st.state === "ready" && !st.remint && (st.surface === null || st.surface === "dashboard") && a.grant === b.grant && a.pinned === b.pinned);
+  }
+  function show(st, target) {
+    if (!validTarget(target)) {
+      throw argError("show(target)", "target", 'a target name or path such as "sales"', target);
+    }
+    var d = deferred();
+    if (st.state === "ended" || st.state === "failed") {
+      d.reject(st.failure || frameError(st.state, void 0, "the frame has " + st.state));
+      return d.promise;
+    }
+    var from = st.el.getAttribute("data-embedkit-target");
+    if (st.move && st.move.to === target) return st.move.d.promise;
+    if (st.move) supersede(st);
+    if (from === target && st.state === "ready") {
+      d.resolve(st.loaded);
+      return d.promise;
+    }
+    if (from === target && (st.state === "loading" || st.state === "renewing")) {
+      st.waits.push({ kind: "show", publicId: publicIdOf(target), d });
+      return d.promise;
+    }
+    if (inPlace(st, from, target)) {
+      moveInPlace(st, target, d);
+    } else {
+      newFrame(st, target, d);
+    }
+    return d.promise;
+  }
+  function supersede(st) {
+    var m = st.move;
+    clearTimeout(m.timer);
+    st.move = null;
+    st.moveQueue = m.queue.filter(function(q) {
+      if (!q.a.key || q.a.key.indexOf("filter:") !== 0) return true;
+      q.d.resolve();
+      return false;
+    });
+    m.d.reject(frameError("superseded", void 0, "the frame was switched to another target before it showed " + describe(m.to)));
+  }
+  function hostFilterMembers(st) {
+    var members = [];
+    st.settings.order = st.settings.order.filter(function(key) {
+      if (key.indexOf("filter:") !== 0) return true;
+      var v = st.settings.values[key];
+      var pv = page.values[key];
+      if (pv && pv.payload === v.payload) return true;
+      if (v.value !== null) members.push(key.slice(7));
+      delete st.settings.values[key];
+      return false;
+    });
+    return members;
+  }
+  function moveInPlace(st, to, d) {
+    var info = config.targets[to];
+    var clear = hostFilterMembers(st).concat(presetsShown(st));
+    var m = st.move = {
+      to,
+      path: info.path,
+      publicId: publicIdOf(to),
+      d,
+      moved: false,
+      clear,
+      queue: st.moveQueue || [],
+      timer: 0
+    };
+    st.moveQueue = null;
+    setAttr(st.el, "data-embedkit-target", to);
+    st.moveSrc = config.framePrefix + to;
+    if (!post(st, "cube:action:navigate", { path: info.path })) {
+      moveFailed(st, "the frame has no window to post to");
+      return;
+    }
+    m.timer = setTimeout(function() {
+      if (st.move === m) moveFailed(st, "the embed did not show " + describe(to) + " within " + readyTimeout(st.el) / 1e3 + " s");
+    }, readyTimeout(st.el));
+  }
+  function presetsShown(st) {
+    if (st.presets) return st.presets;
+    var t = config.targets[st.el.getAttribute("data-embedkit-target") || ""];
+    return t ? t.filters.map(filterMember).filter(function(x) {
+      return x !== null;
+    }) : [];
+  }
+  function moving(st) {
+    return Boolean(st.move && !st.move.moved);
+  }
+  function queueForMove(st, a, d) {
+    st.move.queue.push({ a, d });
+  }
+  function onMoveEvent(st, name, payload, ev) {
+    var m = st.move;
+    if (!m) return false;
+    if (name === "error") {
+      moveFailed(st, "the embed reported an error while switching to " + describe(m.to));
+      return true;
+    }
+    if (!m.moved && (name === "navigate" || name === "view") && typeof payload.path === "string" && payload.path.replace(/[?#].*$/, "") === m.path) {
+      moved(st, m);
+    }
+    if (m.moved && name === "dashboard-loaded" && (typeof payload.publicId !== "string" || payload.publicId === m.publicId)) {
+      clearTimeout(m.timer);
+      st.move = null;
+      st.loaded = ev;
+      m.d.resolve(ev);
+    }
+    return false;
+  }
+  function moved(st, m) {
+    m.moved = true;
+    var presets = config.targets[m.to].filters;
+    var presetMembers = presets.map(filterMember).filter(function(x) {
+      return x !== null;
+    });
+    var seen = /* @__PURE__ */ Object.create(null);
+    m.clear.forEach(function(member) {
+      if (seen[member] || presetMembers.indexOf(member) >= 0) return;
+      seen[member] = true;
+      post(st, "cube:action:set-filter", { filterUrlParameter: clearParameter(member) });
+    });
+    presets.forEach(function(p) {
+      post(st, "cube:action:set-filter", { filterUrlParameter: p });
+    });
+    st.presets = presetMembers;
+    m.queue.splice(0).forEach(function(q) {
+      deliver(st, q.a, q.d);
+    });
+  }
+  function moveFailed(st, why) {
+    var m = st.move;
+    clearTimeout(m.timer);
+    st.move = null;
+    log("warn", "frame " + describe(m.to) + " could not be switched in place (" + why + "); loading it as a new frame");
+    m.queue.forEach(function(q) {
+      st.queue.push(q);
+    });
+    newFrame(st, m.to, m.d, true);
+  }
+  function newFrame(st, to, d, filtersDropped) {
+    if (!filtersDropped) hostFilterMembers(st);
+    st.presets = null;
+    if (st.moveQueue) {
+      st.moveQueue.forEach(function(q) {
+        st.queue.push(q);
+      });
+      st.moveQueue = null;
+    }
+    var r = st.remint;
+    if (r) {
+      finish(st, r);
+      rejectReloads(r, "superseded", void 0, "the frame was switched to another target");
+    }
+    clearTimeout(st.firstTimer);
+    st.firstTimer = 0;
+    if (st.probe) {
+      st.probe();
+      st.probe = null;
+    }
+    st.failure = null;
+    st.view = null;
+    st.surface = null;
+    st.loaded = null;
+    st.moveSrc = null;
+    setState(st, "loading");
+    freshReady(st);
+    st.waits = st.waits.filter(function(w) {
+      if (w.kind !== "show") return true;
+      w.d.reject(frameError("superseded", void 0, "the frame was switched to another target before it showed the last"));
+      return false;
+    });
+    st.waits.push({ kind: "show", publicId: publicIdOf(to), d });
+    setAttr(st.el, "data-embedkit-target", to);
+    st.exchangeFloor = Date.now();
+    st.el.setAttribute("src", config.framePrefix + to);
+    armFirstLoad(st);
+  }
+
   // hostpage/src/handle.js
   function Frame(st) {
     Object.defineProperty(this, "element", { value: st.el, enumerable: true });
@@ -925,7 +1163,16 @@
       start(st, "reload", { resolve, reject });
     });
   };
-  var METHODS = ["on", "off", "reload", "filters", "settings"].concat(Object.keys(ACTIONS));
+  Frame.prototype.show = function(target) {
+    return show(stateOf(this), target);
+  };
+  Object.defineProperty(Frame.prototype, "target", {
+    get: function() {
+      return stateOf(this).el.getAttribute("data-embedkit-target");
+    },
+    enumerable: true
+  });
+  var METHODS = ["on", "off", "reload", "show", "filters", "settings"].concat(Object.keys(ACTIONS));
 
   // hostpage/src/sizing.js
   var DEFAULT_MIN_HEIGHT = 320;
@@ -1065,7 +1312,9 @@
     return now;
   }
   function loadStarted(st) {
-    if (st) st.exchangeFloor = Date.now();
+    if (!st) return;
+    st.exchangeFloor = Date.now();
+    st.moveSrc = null;
   }
   function manage(el) {
     var st = states.get(el);
@@ -1095,8 +1344,18 @@
       // posted navigate and refresh actions waiting for their event
       failure: null,
       firstTimer: 0,
-      probe: null
+      probe: null,
       // the first load's HEAD probe: its cancel function
+      // Switching targets (navigation.js): the move in flight, actions of
+      // a superseded one, the preset filter members of the target shown
+      // (null: its settings' presets), the frame endpoint path of the
+      // target shown after a move in place (for a reload), and the last
+      // dashboard-loaded event.
+      move: null,
+      moveQueue: null,
+      presets: null,
+      moveSrc: null,
+      loaded: null
     };
     page.order.forEach(function(key) {
       var v = page.values[key];
@@ -1137,6 +1396,8 @@
     var d = deferred();
     if (st.state === "ended" || st.state === "failed") {
       d.reject(st.failure || frameError(st.state, void 0, "the frame has " + st.state));
+    } else if (st.state === "ready" && moving(st)) {
+      queueForMove(st, a, d);
     } else if (st.state === "ready") {
       deliver(st, a, d);
     } else {
@@ -1164,7 +1425,7 @@
   function settleWaits(st, name, payload, ev) {
     if (!st.waits.length) return;
     st.waits = st.waits.filter(function(w) {
-      var done = w.kind === "refresh" && name === "dashboard-loaded" || w.kind === "navigate" && (name === "view" || name === "navigate") && typeof payload.path === "string" && samePath(payload.path, w.path);
+      var done = w.kind === "refresh" && name === "dashboard-loaded" || w.kind === "show" && name === "dashboard-loaded" && (!w.publicId || typeof payload.publicId !== "string" || payload.publicId === w.publicId) || w.kind === "navigate" && (name === "view" || name === "navigate") && typeof payload.path === "string" && samePath(payload.path, w.path);
       if (done) w.d.resolve(ev);
       return !done;
     });
@@ -1231,6 +1492,11 @@
       typeof msg.timestamp === "number" ? msg.timestamp : Date.now()
     );
     if (name === "view") st.view = ev.payload;
+    if (name === "dashboard-loaded" && !st.move) st.loaded = ev;
+    if (st.move && onMoveEvent(st, name, payload, ev)) {
+      settleWaits(st, name, payload, ev);
+      return;
+    }
     if (name === "ready") {
       onReady(st, ev);
     } else if (name === "session-expiring" || name === "session-expired") {
@@ -1238,6 +1504,7 @@
     } else if (name === "error" && st.remint && st.remint.phase === "settle") {
       refusedInPlace(st);
     } else if (fatal) {
+      showRefused(st, payload);
       onFatal(st, payload);
     }
     settleWaits(st, name, payload, ev);
@@ -1266,6 +1533,15 @@
     replay(st);
     flush(st);
     notifyVersion(st);
+  }
+  function showRefused(st, payload) {
+    if (!st.waits.length) return;
+    var msg = typeof payload.message === "string" ? payload.message.slice(0, 200) : "a fatal error";
+    st.waits = st.waits.filter(function(w) {
+      if (w.kind !== "show") return true;
+      w.d.reject(frameError("refused", void 0, "the embed reported " + describe(msg) + " instead of the dashboard"));
+      return false;
+    });
   }
   function onFatal(st, payload) {
     var r = st.remint;
@@ -1380,6 +1656,14 @@
       st.probe = null;
     }
     var err = frameError("released", void 0, "the frame was released");
+    if (st.move) {
+      clearTimeout(st.move.timer);
+      st.move.queue.forEach(function(q) {
+        q.d.reject(err);
+      });
+      st.move.d.reject(err);
+      st.move = null;
+    }
     var r = st.remint;
     if (r) {
       finish(st, r);
@@ -1397,7 +1681,6 @@
   }
 
   // hostpage/src/element.js
-  var TARGET = /^[A-Za-z0-9_~-][A-Za-z0-9._~-]*(?:\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*$/;
   var hosts = /* @__PURE__ */ new WeakMap();
   var ELEMENT_ATTRS = {
     "fit": "data-embedkit-fit",
@@ -1442,10 +1725,27 @@
     }
     return config.framePrefix + target;
   }
+  var shown = /* @__PURE__ */ new WeakMap();
+  var switched = /* @__PURE__ */ new WeakMap();
   function copyAttrs(host, el) {
     var target = host.getAttribute("target");
-    setAttr(el, "data-embedkit", "");
+    var src = host.getAttribute("src");
+    var st = states.get(el);
+    var before = shown.get(host);
+    shown.set(host, { target, src });
+    copyRest(host, el);
+    if (before && before.target === target && before.src === src) return;
+    if (st && before && src === null && before.src === null && target && framePath(target) !== null) {
+      var p = show(st, target);
+      p.catch(noop);
+      switched.set(host, p);
+      return;
+    }
     setAttr(el, "data-embedkit-target", target);
+    setAttr(el, "src", src !== null ? frameSrc(src) : framePath(target));
+  }
+  function copyRest(host, el) {
+    setAttr(el, "data-embedkit", "");
     setAttr(el, "title", host.getAttribute("title") || "Analytics");
     setAttr(el, "referrerpolicy", "no-referrer");
     setAttr(el, "allow", "fullscreen");
@@ -1456,8 +1756,6 @@
     Object.keys(ELEMENT_ATTRS).forEach(function(a) {
       setAttr(el, ELEMENT_ATTRS[a], host.getAttribute(a));
     });
-    var src = host.getAttribute("src");
-    setAttr(el, "src", src !== null ? frameSrc(src) : framePath(target));
   }
   function build(host) {
     var el = hosts.get(host);
@@ -1509,6 +1807,15 @@
         return h[method].apply(h, arguments);
       };
     });
+    EmbedkitFrameElement.prototype.show = function(target) {
+      var h = build(this).handle;
+      if (typeof target !== "string" || this.getAttribute("src") !== null || this.getAttribute("target") === target) {
+        return h.show(target);
+      }
+      switched.delete(this);
+      this.setAttribute("target", target);
+      return switched.get(this) || h.show(target);
+    };
     customElements.define("embedkit-frame", EmbedkitFrameElement);
   }
 
@@ -1578,6 +1885,7 @@
     config.sessionURL = s.sessionURL;
     config.framePrefix = s.framePrefix;
     config.kitVersion = s.version;
+    config.targets = s.targets;
     if (browser()) startPage();
     checkKitVersion(config.kitVersion, null);
   }

@@ -115,10 +115,11 @@ func (r *hostRun) result(t *testing.T, v any) {
 	}
 }
 
-// servedHostScript writes the script as the test kit serves it to a file.
-func servedHostScript(t *testing.T) string {
+// servedHostScriptOf writes the script as a test kit changed by mod (nil:
+// the default one) serves it to a file.
+func servedHostScriptOf(t *testing.T, mod func(*Config)) string {
 	t.Helper()
-	tk := newTestKit(t, nil)
+	tk := newTestKit(t, mod)
 	w := serve(tk.HostScript(), httptest.NewRequest(http.MethodGet, "/embed/host.js", nil))
 	if w.Code != http.StatusOK {
 		t.Fatalf("serving the host script: status %d", w.Code)
@@ -154,8 +155,15 @@ func runHost(t *testing.T, scenario string) *hostRun {
 // runHostAllowErrors is runHost for scenarios that expect reported errors.
 func runHostAllowErrors(t *testing.T, scenario string) *hostRun {
 	t.Helper()
+	return runHostOf(t, nil, scenario)
+}
+
+// runHostOf runs scenario against the script a test kit changed by mod
+// serves; reported errors do not fail the test.
+func runHostOf(t *testing.T, mod func(*Config), scenario string) *hostRun {
+	t.Helper()
 	node := nodePath(t)
-	script := servedHostScript(t)
+	script := servedHostScriptOf(t, mod)
 	file := filepath.Join(t.TempDir(), "scenario.js")
 	if err := os.WriteFile(file, []byte(scenario), 0o600); err != nil {
 		t.Fatal(err)

@@ -34,7 +34,9 @@ func TestHostScriptServed(t *testing.T) {
 		t.Fatalf("status %d, headers %v", w.Code, w.Header())
 	}
 	js := w.Body.String()
-	if want := `configure({"platformOrigin":"https://acme.example.com","sessionURL":"/embed/session","framePrefix":"/embed/frame/","version":"` + HostScriptVersion + `"});`; !strings.Contains(js, want) {
+	if want := `configure({"platformOrigin":"https://acme.example.com","sessionURL":"/embed/session","framePrefix":"/embed/frame/","version":"` + HostScriptVersion + `","targets":{"dashboard/dash-sales":{"path":"/embed/dashboard/dash-sales","grant":"` +
+		tk.hostTargets["sales"].Grant + `","pinned":"` + tk.hostTargets["sales"].Pinned + `"},"sales":{"path":"/embed/dashboard/dash-sales","grant":"` +
+		tk.hostTargets["sales"].Grant + `","pinned":"` + tk.hostTargets["sales"].Pinned + `"}}});`; !strings.Contains(js, want) {
 		t.Errorf("script lacks its settings %s", want)
 	}
 	if strings.Contains(js, "EMBEDKIT_CONFIG") {

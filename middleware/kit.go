@@ -126,7 +126,9 @@ type Config struct {
 	// emails. At least 16 bytes, secret, from a secret store or the
 	// environment. Empty: a random key per process, so a viewer's records
 	// correlate within one process only; give every instance of the host
-	// app the same key to correlate them across instances.
+	// app the same key to correlate them across instances. The grant and
+	// pinned tags of HostSettings.Targets are keyed from it too: with one
+	// key, every instance serves the same host script (one cache entry).
 	LogKey []byte
 	// Metrics counts mints and revokes. Default: none.
 	Metrics Metrics
@@ -246,7 +248,9 @@ type Kit struct {
 	platformOrigin string
 	embedBase      string // the platform URL of "/embed/", escaped, for iframeURL
 	targets        map[string]Target
-	byPath         map[string]string // canonical frame ref -> target name
+	byPath         map[string]string     // canonical frame ref -> target name
+	hostTargets    map[string]HostTarget // the targets whose frames may move in place
+	grantKey       []byte                // the key of their grant and pinned tags (per process)
 
 	locales localeSet // Config.Locales.Supported, parsed
 
@@ -340,6 +344,9 @@ func New(cfg Config) (*Kit, error) {
 	}
 	k.cfg = cfg
 	if err := k.setTargets(cfg.Targets); err != nil {
+		return nil, err
+	}
+	if err := k.setHostTargets(); err != nil {
 		return nil, err
 	}
 

@@ -92,6 +92,13 @@ type Policy struct {
 	// wrapping ErrDenied refuses the viewer (403); any other error is a
 	// misconfiguration (500).
 	Customize func(r *http.Request, v *Viewer, t Target, req *embedkit.GenerateSessionRequest) error
+	// CustomizeIgnoresTarget declares that Customize reads nothing of its
+	// Target argument: for one viewer and request it changes the request
+	// alike whatever the target. Only then can the kit tell that two
+	// targets mint the same request, so that a frame may move between
+	// them in place (HostSettings.Targets); with Customize set and this
+	// false, every change of target loads a new frame, which mints.
+	CustomizeIgnoresTarget bool
 }
 
 // GroupOptions decide which of a viewer's groups reach the platform

@@ -46,6 +46,13 @@
 # the frame again on a platform without renewal in place), and the mints
 # each renewal costs, to bench-results/renewal.txt; about three minutes.
 #
+# Then BenchmarkDashboardSwitch (internal/ttd), in the same setting: the
+# time from a single-page app's target change to the new dashboard's
+# dashboard-loaded, in place (show(): the platform's navigate action, no
+# new session), with a new frame, and on a fresh page load of the second
+# dashboard, with the mints of each; it prints x-fresh (in place over new
+# frame, goal <= 0.35) to bench-results/switch.txt; about a minute.
+#
 # The Redis store benchmarks run against a private redis-server on
 # loopback (or EMBEDKIT_REDIS_ADDR when set) and fail, saying what to
 # install, without one.
@@ -64,7 +71,9 @@
 #   TTD_RUNS   cold loads of each page in BenchmarkTimeToDashboard, each
 #              followed by a warm reload (default 10)
 #   RENEWAL_RUNS  renewals of each kind in BenchmarkRenewal (default 8)
-#   TTD=0      skip BenchmarkTimeToDashboard and BenchmarkRenewal
+#   SWITCH_RUNS   switches of each kind in BenchmarkDashboardSwitch (default 10)
+#   TTD=0      skip BenchmarkTimeToDashboard, BenchmarkRenewal and
+#              BenchmarkDashboardSwitch
 #   PROFILE=1  also write the last round's CPU profile of each line below
 #              and the test binary of each package to bench-results/
 #              (NAME.BENCHMARKS.cpu, NAME.test; inspect with
@@ -157,4 +166,7 @@ if [[ "${TTD:-1}" != 0 ]]; then
 	step "renewal (BenchmarkRenewal, ${RENEWAL_RUNS:-8} renewals of each kind)"
 	(cd internal/ttd && "$tmp/ttd.test" -test.run '^$' -test.bench '^BenchmarkRenewal$' \
 		-test.benchtime 1x -test.count 1 -test.timeout 15m -ttd.renewals "${RENEWAL_RUNS:-8}") | tee "$out/renewal.txt"
+	step "dashboard switch (BenchmarkDashboardSwitch, ${SWITCH_RUNS:-10} switches of each kind)"
+	(cd internal/ttd && "$tmp/ttd.test" -test.run '^$' -test.bench '^BenchmarkDashboardSwitch$' \
+		-test.benchtime 1x -test.count 1 -test.timeout 15m -ttd.switches "${SWITCH_RUNS:-10}") | tee "$out/switch.txt"
 fi

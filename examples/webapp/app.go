@@ -310,9 +310,12 @@ func policy(cfg Config) middleware.Policy {
 		DeploymentID: cfg.DeploymentID,
 		Theme:        &embedkit.EmbedTheme{PrimaryColor: cfg.PrimaryColor},
 		Customize:    defineTenantAttributes,
-		Groups:       middleware.GroupOptions{Map: cfg.GroupMap, Allowed: cfg.AllowedGroups},
-		Attributes:   middleware.AttributeOptions{Allowed: []string{"region"}},
-		Tenants:      middleware.TenantOptions{Creator: cfg.CreatorTenants},
+		// It reads the request, never the target: frames may switch
+		// between the dashboards in place.
+		CustomizeIgnoresTarget: true,
+		Groups:                 middleware.GroupOptions{Map: cfg.GroupMap, Allowed: cfg.AllowedGroups},
+		Attributes:             middleware.AttributeOptions{Allowed: []string{"region"}},
+		Tenants:                middleware.TenantOptions{Creator: cfg.CreatorTenants},
 	}
 }
 

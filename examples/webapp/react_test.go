@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"html"
 	"net/http"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -47,7 +48,7 @@ func TestReactPage(t *testing.T) {
 	if err := json.Unmarshal([]byte(html.UnescapeString(m[1])), &cfg); err != nil {
 		t.Fatalf("data-config: %v", err)
 	}
-	if cfg.Settings != f.d.App.Kit().HostSettings() {
+	if !reflect.DeepEqual(cfg.Settings, f.d.App.Kit().HostSettings()) {
 		t.Errorf("data-config settings %+v, want the kit's %+v", cfg.Settings, f.d.App.Kit().HostSettings())
 	}
 	if len(cfg.Dashboards) != 2 || cfg.Dashboards[0] != (reactDashboard{Target: "dashboard/sales-overview", Title: "Sales overview"}) {

@@ -4,11 +4,11 @@
 import { config } from "./settings.js";
 import { argError, describe } from "./actions.js";
 import { absolute } from "./endpoints.js";
-import { manage, report, scan, setAttr } from "./frames.js";
+import { manage, noop, report, scan, setAttr, states } from "./frames.js";
+import { TARGET, show } from "./navigation.js";
 import { METHODS } from "./handle.js";
 import { size } from "./sizing.js";
 
-var TARGET = /^[A-Za-z0-9_~-][A-Za-z0-9._~-]*(?:\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*$/;
 export var hosts = new WeakMap(); // <embedkit-frame> -> its iframe
 
 var ELEMENT_ATTRS = {
@@ -51,12 +51,36 @@ function framePath(target) {
 }
 
 
+var shown = new WeakMap(); // <embedkit-frame> -> {target, src} last applied
+var switched = new WeakMap(); // <embedkit-frame> -> the promise of its last switch
+
 // copyAttrs gives the element's iframe what its attributes say; a new
-// src loads the frame again (and mints), so it is set only on change.
+// src loads the frame again (and mints), so it is set only on change. A
+// new target of a managed frame without a src attribute is a switch
+// (show): in place where the kit's settings allow it, else a new frame.
 function copyAttrs(host, el) {
   var target = host.getAttribute("target");
-  setAttr(el, "data-embedkit", "");
+  var src = host.getAttribute("src");
+  var st = states.get(el);
+  var before = shown.get(host);
+  shown.set(host, { target: target, src: src });
+  copyRest(host, el);
+  if (before && before.target === target && before.src === src) return;
+  if (st && before && src === null && before.src === null && target && framePath(target) !== null) {
+    var p = show(st, target);
+    // The element reports through the frame's events; show() gives the
+    // promise to a caller that wants it.
+    p.catch(noop);
+    switched.set(host, p);
+    return;
+  }
   setAttr(el, "data-embedkit-target", target);
+  setAttr(el, "src", src !== null ? frameSrc(src) : framePath(target));
+}
+
+// copyRest copies every attribute but the target and the src.
+function copyRest(host, el) {
+  setAttr(el, "data-embedkit", "");
   setAttr(el, "title", host.getAttribute("title") || "Analytics");
   setAttr(el, "referrerpolicy", "no-referrer");
   setAttr(el, "allow", "fullscreen");
@@ -67,8 +91,6 @@ function copyAttrs(host, el) {
   Object.keys(ELEMENT_ATTRS).forEach(function (a) {
     setAttr(el, ELEMENT_ATTRS[a], host.getAttribute(a));
   });
-  var src = host.getAttribute("src");
-  setAttr(el, "src", src !== null ? frameSrc(src) : framePath(target));
 }
 
 // build creates the element's one iframe the first time it is needed.
@@ -131,5 +153,16 @@ export function defineElement() {
       return h[method].apply(h, arguments);
     };
   });
+  // show(target) sets the element's target attribute, so that the
+  // element and its frame agree, and returns the switch's promise.
+  EmbedkitFrameElement.prototype.show = function (target) {
+    var h = build(this).handle;
+    if (typeof target !== "string" || this.getAttribute("src") !== null || this.getAttribute("target") === target) {
+      return h.show(target);
+    }
+    switched.delete(this);
+    this.setAttribute("target", target);
+    return switched.get(this) || h.show(target);
+  };
   customElements.define("embedkit-frame", EmbedkitFrameElement);
 }

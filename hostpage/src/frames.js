@@ -10,6 +10,7 @@ import { absolute, classify, headInit, header, timedFetch } from "./endpoints.js
 import { armRenewal, fail, finish, giveUp, start, onSessionEvent, refusedInPlace } from "./renewal.js";
 import { Frame } from "./handle.js";
 import { size } from "./sizing.js";
+import { moving, onMoveEvent, queueForMove } from "./navigation.js";
 
 // registry: the states of the frames the last scan found, whether
 // debug(true) asked to log every message accepted or dropped, and whether
@@ -59,7 +60,7 @@ export function remember(settings, key, type, payload, value) {
 // deferred is a promise with its settlers. Its rejection is marked
 // handled: a host that ignores an action's promise is not told of an
 // unhandled rejection when the frame fails.
-function deferred() {
+export function deferred() {
   var d = { settled: false };
   d.promise = new Promise(function (resolve, reject) {
     d.resolve = function (v) { d.settled = true; resolve(v); };
@@ -137,7 +138,9 @@ function loadStartBound() {
 // loadStarted records that st's frame (if managed) began loading a new
 // document, whoever set its src: its session is exchanged after now.
 export function loadStarted(st) {
-  if (st) st.exchangeFloor = Date.now();
+  if (!st) return;
+  st.exchangeFloor = Date.now();
+  st.moveSrc = null;
 }
 
 export function manage(el) {
@@ -166,7 +169,17 @@ export function manage(el) {
     waits: [], // posted navigate and refresh actions waiting for their event
     failure: null,
     firstTimer: 0,
-    probe: null // the first load's HEAD probe: its cancel function
+    probe: null, // the first load's HEAD probe: its cancel function
+    // Switching targets (navigation.js): the move in flight, actions of
+    // a superseded one, the preset filter members of the target shown
+    // (null: its settings' presets), the frame endpoint path of the
+    // target shown after a move in place (for a reload), and the last
+    // dashboard-loaded event.
+    move: null,
+    moveQueue: null,
+    presets: null,
+    moveSrc: null,
+    loaded: null
   };
   page.order.forEach(function (key) {
     var v = page.values[key];
@@ -215,6 +228,8 @@ export function act(st, a) {
   var d = deferred();
   if (st.state === "ended" || st.state === "failed") {
     d.reject(st.failure || frameError(st.state, undefined, "the frame has " + st.state));
+  } else if (st.state === "ready" && moving(st)) {
+    queueForMove(st, a, d);
   } else if (st.state === "ready") {
     deliver(st, a, d);
   } else {
@@ -227,7 +242,7 @@ export function act(st, a) {
 // acknowledgement: a setting's promise resolves once it is posted;
 // navigate waits for the matching view or navigate event, refresh for the
 // next dashboard-loaded.
-function deliver(st, a, d) {
+export function deliver(st, a, d) {
   if (!post(st, a.type, a.payload)) {
     d.reject(frameError("unavailable", undefined, "the frame has no window to post to"));
     return;
@@ -252,7 +267,11 @@ function flush(st) {
 function settleWaits(st, name, payload, ev) {
   if (!st.waits.length) return;
   st.waits = st.waits.filter(function (w) {
+    // A switch's new frame: its dashboard's dashboard-loaded (a late one
+    // of the old document names another dashboard).
     var done = (w.kind === "refresh" && name === "dashboard-loaded") ||
+      (w.kind === "show" && name === "dashboard-loaded" &&
+        (!w.publicId || typeof payload.publicId !== "string" || payload.publicId === w.publicId)) ||
       (w.kind === "navigate" && (name === "view" || name === "navigate") && typeof payload.path === "string" &&
         samePath(payload.path, w.path));
     if (done) w.d.resolve(ev);
@@ -332,6 +351,12 @@ export function onMessage(event) {
   var ev = emit(st, name, msg.type, payload, typeof msg.surface === "string" ? msg.surface : null,
     typeof msg.timestamp === "number" ? msg.timestamp : Date.now());
   if (name === "view") st.view = ev.payload;
+  if (name === "dashboard-loaded" && !st.move) st.loaded = ev;
+  if (st.move && onMoveEvent(st, name, payload, ev)) {
+    // The error ended the move (as a new frame): not the frame's own.
+    settleWaits(st, name, payload, ev);
+    return;
+  }
   if (name === "ready") {
     onReady(st, ev);
   } else if (name === "session-expiring" || name === "session-expired") {
@@ -339,6 +364,7 @@ export function onMessage(event) {
   } else if (name === "error" && st.remint && st.remint.phase === "settle") {
     refusedInPlace(st);
   } else if (fatal) {
+    showRefused(st, payload);
     onFatal(st, payload);
   }
   settleWaits(st, name, payload, ev);
@@ -368,6 +394,20 @@ function onReady(st, ev) {
   replay(st);
   flush(st);
   notifyVersion(st);
+}
+
+// showRefused rejects the show() promises of a new frame whose embed
+// reported a fatal error before its dashboard loaded (a dashboard the
+// platform refuses, for example): the host learns it at once, whatever
+// the frame does next.
+function showRefused(st, payload) {
+  if (!st.waits.length) return;
+  var msg = typeof payload.message === "string" ? payload.message.slice(0, 200) : "a fatal error";
+  st.waits = st.waits.filter(function (w) {
+    if (w.kind !== "show") return true;
+    w.d.reject(frameError("refused", undefined, "the embed reported " + describe(msg) + " instead of the dashboard"));
+    return false;
+  });
 }
 
 function onFatal(st, payload) {
@@ -407,13 +447,13 @@ function notifyVersion(st) {
   emitKit(st, "version-mismatch", { packageVersion: mismatch.packageVersion, kitVersion: mismatch.kitVersion });
 }
 
-function readyTimeout(el) {
+export function readyTimeout(el) {
   var v = parseInt(el.getAttribute("data-embedkit-ready-timeout"), 10);
   return isNaN(v) ? READY_TIMEOUT_MS : Math.max(MIN_READY_TIMEOUT_MS, v);
 }
 
 // armFirstLoad gives a frame's first load its ready timeout.
-function armFirstLoad(st) {
+export function armFirstLoad(st) {
   if (!st.el.getAttribute("src")) return;
   st.firstTimer = setTimeout(function () {
     st.firstTimer = 0;
@@ -509,6 +549,12 @@ export function releaseFrame(st) {
     st.probe = null;
   }
   var err = frameError("released", undefined, "the frame was released");
+  if (st.move) {
+    clearTimeout(st.move.timer);
+    st.move.queue.forEach(function (q) { q.d.reject(err); });
+    st.move.d.reject(err);
+    st.move = null;
+  }
   var r = st.remint;
   if (r) {
     finish(st, r);

@@ -4,6 +4,7 @@ import { NAMES } from "./envelope.js";
 import { ACTIONS, argError, hostFilters, hostSettings } from "./actions.js";
 import { act, handles, report } from "./frames.js";
 import { start } from "./renewal.js";
+import { show } from "./navigation.js";
 
 export function Frame(st) {
   Object.defineProperty(this, "element", { value: st.el, enumerable: true });
@@ -91,4 +92,17 @@ Frame.prototype.reload = function () {
   });
 };
 
-export var METHODS = ["on", "off", "reload", "filters", "settings"].concat(Object.keys(ACTIONS));
+// show switches the frame to another target: in place where the kit's
+// settings say the two targets share a session and a URL (navigation.js),
+// else as a new frame. It resolves on the new dashboard's
+// dashboard-loaded.
+Frame.prototype.show = function (target) {
+  return show(stateOf(this), target);
+};
+
+// target: the target the frame shows (its data-embedkit-target), or null.
+Object.defineProperty(Frame.prototype, "target", {
+  get: function () { return stateOf(this).el.getAttribute("data-embedkit-target"); }, enumerable: true
+});
+
+export var METHODS = ["on", "off", "reload", "show", "filters", "settings"].concat(Object.keys(ACTIONS));

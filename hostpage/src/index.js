@@ -33,6 +33,12 @@
 // (data-embedkit-renew-after="<ms>" overrides). Also after a fatal error
 // event that a new session can fix, and on reload(). See renewal.js.
 //
+// Switching targets: frame.show(target), a new target on <embedkit-frame>
+// or the React component, moves the frame in place with
+// cube:action:navigate when the kit's settings (targets: grant and pinned
+// tags computed by the server) say both targets mint alike and share the
+// URL-only parameters; else it loads a new frame. See navigation.js.
+//
 // Sizing: data-embedkit-fit="container" fills the parent, "viewport" the
 // rest of the window; data-embedkit-min-height (default 320) and
 // data-embedkit-max-height clamp it. The platform sends no content height.
@@ -43,7 +49,8 @@
 // (the actions and their argument rules), endpoints.js (requests to the
 // kit's endpoints), frames.js (frame state and events), renewal.js
 // (session renewal), handle.js (the frame handle), element.js
-// (<embedkit-frame>), sizing.js and page.js (page setup), tabs.js
+// (<embedkit-frame>), navigation.js (switching a frame to another
+// target: in place or as a new frame), sizing.js and page.js (page setup), tabs.js
 // (cross-tab logout).
 
 import { version } from "./version.js";

@@ -94,6 +94,7 @@ export function configure(settings) {
   config.sessionURL = s.sessionURL;
   config.framePrefix = s.framePrefix;
   config.kitVersion = s.version;
+  config.targets = s.targets;
   if (browser()) startPage();
   checkKitVersion(config.kitVersion, null);
 }

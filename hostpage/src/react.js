@@ -15,8 +15,11 @@
 // on mount but keeps the DOM, and the effects here only subscribe to the
 // frame and send actions, which are safe to repeat. A change of filters,
 // locale, time zone, theme or colour scheme is sent to the live frame as
-// the documented action; a change of target is a new frame (a new
-// iframe, a new session). Unmounting releases the frame (release():
+// the documented action. A change of target switches the frame (the
+// handle's show()): in place, with the documented navigate action and no
+// new session, where the kit's settings say the two targets share a
+// session and a URL; else as a new frame (a new document, a new session)
+// in the same iframe element. Unmounting releases the frame (release():
 // its timers and requests stop), once its iframe has left the document.
 //
 // It is marked as a client component ("use client") and touches no
@@ -185,11 +188,11 @@ function firstLoadQuery(locale, timezone) {
 function EmbedkitFrameRender(props, forwarded) {
   const { target, framePrefix, filters, locale, timezone, theme, colorScheme } = props;
   const path = frameSrc(target, framePrefix);
-  // The iframe's src is set once per target: later locale and timezone
-  // changes go to the live frame as actions, not as a new load (and a new
-  // session).
-  const first = useRef({ path: null, src: null });
-  if (first.current.path !== path) first.current = { path: path, src: path + firstLoadQuery(locale, timezone) };
+  // The iframe's src and target are set once per mount: later locale and
+  // timezone changes go to the live frame as actions, and a new target is
+  // a switch (show()), not a new load by React (and a new session).
+  const first = useRef(null);
+  if (first.current === null) first.current = { target: target, src: path + firstLoadQuery(locale, timezone) };
   const src = first.current.src;
   if (props.src !== undefined) {
     throw propError("src", "left out: the src is the kit's frame endpoint for target (framePrefix + target)", props.src);
@@ -241,7 +244,17 @@ function EmbedkitFrameRender(props, forwarded) {
       // keeps the iframe in the document, and so the frame.
       if (!el.isConnected) release(h);
     };
-  }, [path]);
+  }, []);
+
+  // A new target switches the frame; the filters the component applied
+  // were the old target's (show() clears them), so the filters prop is
+  // applied afresh below.
+  const applied = useRef({ handle: null, filters: Object.create(null) });
+  useEffect(() => {
+    if (!handle || handle.target === target) return;
+    quiet(handle.show(target));
+    applied.current = { handle: handle, filters: Object.create(null) };
+  }, [handle, target]);
 
   // Settings: sent once the handle is known (the host page keeps them and
   // sends them again when the frame reports ready), and again on change.
@@ -249,7 +262,6 @@ function EmbedkitFrameRender(props, forwarded) {
   useLiveSetting(handle, timezone, (h, v) => h.setTimezone(v));
   useLiveSetting(handle, theme, (h, v) => h.setTheme(v));
   useLiveSetting(handle, colorScheme, (h, v) => h.setColorScheme(v));
-  const applied = useRef({ handle: null, filters: Object.create(null) });
   useEffect(() => {
     if (!handle) return;
     const a = applied.current;
@@ -273,10 +285,10 @@ function EmbedkitFrameRender(props, forwarded) {
     if (props[key] !== undefined && props[key] !== null) attrs[ATTR_PROPS[key]] = String(props[key]);
   }
   if (props.debug) attrs["data-embedkit-debug"] = "";
-  attrs.key = path; // another target is another iframe: a new frame
   attrs.src = src;
   attrs["data-embedkit"] = "";
-  attrs["data-embedkit-target"] = target;
+  // The first target: show() keeps the attribute to the one shown.
+  attrs["data-embedkit-target"] = first.current.target;
   if (attrs.title === undefined) attrs.title = "Analytics";
   if (attrs.referrerPolicy === undefined) attrs.referrerPolicy = "no-referrer";
   if (attrs.allow === undefined) attrs.allow = "fullscreen";
@@ -295,8 +307,9 @@ function EmbedkitFrameRender(props, forwarded) {
  * on<Event> props (onReady, onDrilldown, ...) and onEvent receive the
  * frame's events. Other props (title, className, style, loading, id,
  * aria-*, ...) go to the iframe, and its ref is the iframe element.
- * Unmounting, or a new target, releases the frame once its iframe has
- * left the document.
+ * A new target switches the frame (show()): in place where the kit's
+ * settings allow it, else a new frame in the same iframe element.
+ * Unmounting releases the frame once its iframe has left the document.
  */
 export const EmbedkitFrame = forwardRef(EmbedkitFrameRender);
 EmbedkitFrame.displayName = "EmbedkitFrame";

@@ -198,7 +198,8 @@ function attempt(st) {
     r.inPlace = false;
     toReload(st);
   }
-  var src = st.el.getAttribute("src");
+  // A frame that moved in place reloads the target it shows now.
+  var src = st.moveSrc || st.el.getAttribute("src");
   var url = src ? absolute(src) : null;
   if (url && url.origin === location.origin) {
     probe(st, r, src, url.href);

@@ -2,10 +2,47 @@
 // checks, and the one writer to the console of the script.
 
 import { argError } from "./actions.js";
+import { NAVIGATE_PATH_RULES } from "./rules.js";
 
 // config holds the settings; origin is null until configure() or the
 // meta tag.
-export const config = { origin: null, sessionURL: "/embed/session", framePrefix: "/embed/frame/", kitVersion: null };
+// targets are HostSettings.Targets: by target name or frame path, what
+// lets a frame move between targets in place ({path, grant, pinned,
+// filters}); an empty object (every change of target a new frame) until
+// the settings name some.
+export const config = { origin: null, sessionURL: "/embed/session", framePrefix: "/embed/frame/", kitVersion: null,
+  targets: Object.create(null) };
+
+var DASHBOARD_PATHS = NAVIGATE_PATH_RULES.map(function (r) { return new RegExp(r); }).filter(function (re) {
+  return re.test("/embed/dashboard/x") || re.test("/embed/d/1/dashboard/x");
+});
+var TAG = /^[A-Za-z0-9_-]{1,64}$/;
+var FILTER_PARAM = /^f_[^=&\s]+=[^&\s]+$/;
+
+// checkTargets checks settings.targets (HostSettings.Targets) and returns
+// a frozen copy; a malformed entry throws, naming it.
+function checkTargets(targets) {
+  var out = Object.create(null);
+  if (targets === undefined || targets === null) return Object.freeze(out);
+  if (typeof targets !== "object" || Array.isArray(targets)) {
+    throw argError("configure(settings)", "settings.targets", "an object of target name to {path, grant, pinned, filters} (Kit.HostSettings().Targets)", targets);
+  }
+  Object.keys(targets).forEach(function (name) {
+    var t = targets[name];
+    var field = "settings.targets[" + JSON.stringify(name.slice(0, 64)) + "]";
+    var ok = t && typeof t === "object" && typeof t.path === "string" && t.path.length <= 256 &&
+      DASHBOARD_PATHS.some(function (re) { return re.test(t.path); }) &&
+      typeof t.grant === "string" && TAG.test(t.grant) && typeof t.pinned === "string" && TAG.test(t.pinned) &&
+      (t.filters === undefined || t.filters === null || (Array.isArray(t.filters) && t.filters.every(function (f) {
+        return typeof f === "string" && f.length <= 4096 && FILTER_PARAM.test(f);
+      })));
+    if (!ok) {
+      throw argError("configure(settings)", field, "{path: an embed dashboard path, grant, pinned: tags, filters: f_ parameters} as Kit.HostSettings() renders it", t);
+    }
+    out[name] = Object.freeze({ path: t.path, grant: t.grant, pinned: t.pinned, filters: Object.freeze((t.filters || []).slice()) });
+  });
+  return Object.freeze(out);
+}
 
 const ORIGIN_RULE = /^https?:\/\/[^/?#@\s]+$/;
 
@@ -26,7 +63,8 @@ export function checkSettings(settings) {
     platformOrigin: settings.platformOrigin,
     sessionURL: settings.sessionURL === undefined ? "/embed/session" : settings.sessionURL,
     framePrefix: settings.framePrefix === undefined ? "/embed/frame/" : settings.framePrefix,
-    version: settings.version === undefined ? null : settings.version
+    version: settings.version === undefined ? null : settings.version,
+    targets: checkTargets(settings.targets)
   };
   if (typeof out.platformOrigin !== "string" || !ORIGIN_RULE.test(out.platformOrigin)) {
     throw argError("configure(settings)", "settings.platformOrigin", 'an origin such as "https://acme.example.com" (scheme and host, no path)', out.platformOrigin);

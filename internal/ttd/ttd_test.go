@@ -259,8 +259,12 @@ func newBench(b *testing.B) *bench {
 		Policy:      middleware.Policy{DeploymentID: 1, Groups: middleware.GroupOptions{Allowed: []string{"sales", "emea"}}},
 		PlatformURL: platformOrigin,
 		Origins:     middleware.OriginOptions{Host: hostOrigin},
-		Targets:     map[string]middleware.Target{"sales": {Kind: middleware.KindDashboard, PublicID: "sales-overview"}},
-		Logger:      slog.New(slog.NewTextHandler(io.Discard, nil)),
+		// regional is BenchmarkDashboardSwitch's second dashboard.
+		Targets: map[string]middleware.Target{
+			"sales":    {Kind: middleware.KindDashboard, PublicID: "sales-overview"},
+			"regional": {Kind: middleware.KindDashboard, PublicID: "regional-performance"},
+		},
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	if err != nil {
 		b.Fatal(err)
@@ -337,6 +341,14 @@ func newBench(b *testing.B) *bench {
 		}.Encode()
 		w.Header().Set("Cache-Control", "no-store")
 		render(w, "best", data{Platform: platformOrigin, URL: u})
+	})
+	mux.HandleFunc("GET /v/switch", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-cache")
+		target := "sales"
+		if r.URL.Query().Get("target") == "regional" {
+			target = "regional"
+		}
+		render(w, "switch", data{Platform: platformOrigin, HostScript: hostScript, URL: target})
 	})
 	be.host = proxyTo(b, tlsServer(b, be.rec.wrap("host", mux), cert))
 	return be

@@ -72,6 +72,7 @@
     // clock), once a context has said.
     trustEnd: null,
     context: null,
+    contextOf: null, // the publicId state.context was loaded for
     runtimeLocale: null,
     runtimeTimezone: null,
     runtimeTheme: {},
@@ -794,6 +795,9 @@
           throw new Error("malformed context");
         }
         state.context = body;
+        // The dashboard this context was loaded for: a navigation in
+        // flight has not drawn its own yet.
+        state.contextOf = publicId;
         state.errorSent = false;
         if (!checkTrust(body)) {
           return;
@@ -1138,11 +1142,14 @@
         }
         break;
       case "cube:action:set-filter":
-        if (filterParameter(p.filterUrlParameter)) {
+        if (filterParameter(p.filterUrlParameter) && state.contextOf === publicId) {
           startLoad();
           render(true);
           reportLoaded();
         }
+        // Otherwise a navigation's load is under way: it draws the
+        // filter, and only it reports the new dashboard loaded (never the
+        // old dashboard's data under the new one's id).
         break;
       case "cube:action:navigate":
         if (typeof p.path === "string" && state.token && !state.ended) {

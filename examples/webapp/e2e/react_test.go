@@ -192,7 +192,8 @@ func chooseReact(t *testing.T, tab context.Context, id, value string) {
 // unmounting removes the frame, releases it (no timer of it is left)
 // and mints nothing; a new mount is one new
 // frame and session that gets the filters prop as it is then; a new
-// target is one new frame and session.
+// target among the demo's plain dashboards moves the frame in place (the
+// same iframe and document, no session, no ready).
 func testReactStrictMode(t *testing.T, s *stack, u demoUser) {
 	js := devReactBundle(t)
 	if !strings.Contains(string(js), "react-dom.development") && !strings.Contains(string(js), "react.development") {
@@ -322,15 +323,34 @@ func testReactStrictMode(t *testing.T, s *stack, u demoUser) {
 		t.Errorf("a second mount brought the sessions minted to %d, want 2", len(minted))
 	}
 
-	// A new target is a new frame too.
+	// A new target of plain dashboards (equal grant and pinned tags in the
+	// kit's settings) moves the frame in place: the same iframe element
+	// and document, no new session, no new ready; the month filter of the
+	// props is applied afresh to the new dashboard, and nothing else.
+	evalHost(t, tab, "mark the iframe element", `(document.querySelector("iframe[data-embedkit]").__mark = true)`)
+	markEmbed(t, tab)
+	loaded = count(waitLog(t, tab, "dashboard-loaded", 1), "dashboard-loaded")
 	chooseReact(t, tab, "react-dashboard", "dashboard/regional-performance")
-	waitLog(t, tab, "ready", 3)
-	waitEmbed(t, tab, "the other dashboard", func(e embedState) bool { return e.Title == "Regional performance" && ready(e) })
-	if p := waitReactPage(t, tab, "the React page", func(reactPage) bool { return true }); p.Iframes != 1 || p.Target != "dashboard/regional-performance" {
-		t.Errorf("after a target change: %d iframes, target %q", p.Iframes, p.Target)
+	names = waitLog(t, tab, "dashboard-loaded", loaded+1)
+	e = waitEmbed(t, tab, "the other dashboard", func(e embedState) bool { return e.Title == "Regional performance" && ready(e) })
+	if !e.Marker {
+		t.Error("the target change loaded a new document; want a move in place")
 	}
-	if minted := mintedSince(before, s.sessions(t)); len(minted) != 3 {
-		t.Errorf("a target change brought the sessions minted to %d, want 3", len(minted))
+	if !allRows(e, func(r embedRow) bool { return strings.HasPrefix(r.Month, "2025-03") }) {
+		t.Error("the moved frame lost the month filter of its props")
+	}
+	if n := count(names, "ready"); n != 2 {
+		t.Errorf("after a move in place the page heard %d ready events, want still 2", n)
+	}
+	same := hostString(t, tab, "is the iframe the same element", `(() => {
+		const f = document.querySelector("iframe[data-embedkit]");
+		return String(document.querySelectorAll("iframe").length === 1 && f.__mark === true && f.getAttribute("data-embedkit-target"));
+	})()`)
+	if same != "dashboard/regional-performance" {
+		t.Errorf("after the move: %q, want the one marked iframe, showing dashboard/regional-performance", same)
+	}
+	if minted := mintedSince(before, s.sessions(t)); len(minted) != 2 {
+		t.Errorf("a move in place brought the sessions minted to %d, want still 2", len(minted))
 	}
 	s.screenshot(t, tab, "9-react-page")
 	s.signOut(t, tab)

@@ -126,3 +126,13 @@ embedkit.navigate("/embed/dashboard/x");
 sales.on("drilldown", (e) => console.log(e.payload.widgetCount));
 // @ts-expect-error the element is read-only
 sales.element = document.createElement("iframe");
+
+// Switching a frame to another target: in place where the kit allows it.
+sales.show("ops").then((e) => {
+  if (e !== null) console.log(e.payload.publicId, e.type === "cube:event:dashboard-loaded");
+}, (err: embedkit.FrameError) => console.log(err.reason === "superseded" || err.reason === "refused"));
+const shown: string | null = sales.target;
+console.log(shown);
+// @ts-expect-error show takes a target name or path
+sales.show(42);
+void el.show("ops").then((e) => console.log(e?.payload.widgetCount));
