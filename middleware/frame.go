@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"reflect"
 	"strings"
 	"time"
 
@@ -152,13 +151,8 @@ var errCrossSiteNavigation = fmt.Errorf("%w: a page reached from another site mi
 // marked with ArrivalParam, when the endpoint serves t as given; else an
 // error wrapping ErrCrossSite.
 func (k *Kit) arrivalFrameSrc(r *http.Request, t Target) (string, error) {
-	if t.Locale != "" {
-		if l, ok := k.locales.match(t.Locale); ok {
-			t.Locale = l
-		}
-	}
-	name, reg, ok := k.resolve(t.canonicalRef())
-	if !ok || !reflect.DeepEqual(reg, t) {
+	name, _, ok := k.endpointFrame(t)
+	if !ok {
 		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelInfo, "embedkit: page reached from another site: nothing minted, and the frame endpoint does not serve its target as given",
 			slog.String("fetch_site", r.Header.Get("Sec-Fetch-Site")))
 		return "", fmt.Errorf("%w: FrameURL: the frame endpoint does not serve target %s as given (a copy changed for the request, or a RouteScoped or unregistered target); use a FrameFunc route as this page's iframe src", errCrossSiteNavigation, t.canonicalRef())
