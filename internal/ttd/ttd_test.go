@@ -68,6 +68,7 @@ type variant struct {
 var variants = []variant{
 	{"pageframe", "/v/pageframe", "the README's ten lines: its page (PageFrame: the page's start sent, then the mint; host script from HostScriptSrc)"},
 	{"frameurl", "/v/frameurl", "the same page with FrameURL as it renders (the mint, then the page), the previous default"},
+	{"hints", "/v/hints", "the README's page after a 103 Early Hints: preconnect to the platform, preload the host script"},
 	{"framehandler", "/v/framehandler", "FrameHandler iframe, host script from HostScriptSrc"},
 	{"spa", "/v/spa", "single-page app: POST SessionHandler, then the iframe"},
 	{"react", "/v/react", "React: <EmbedkitFrame> of @embedkit/host/react (the frame endpoint), bundled"},
@@ -329,6 +330,22 @@ func newBench(b *testing.B) *bench {
 	// and its page, with the measuring script added at the top.
 	readmePage := readmePage(b)
 	mux.HandleFunc("GET /v/pageframe", func(w http.ResponseWriter, r *http.Request) {
+		frame, err := kit.PageFrame(w, r, sales)
+		if err != nil {
+			kit.ServeError(w, r, err)
+			return
+		}
+		_ = readmePage.Execute(w, map[string]any{"Frame": frame, "Script": hostScript, "Platform": platformOrigin})
+	})
+	// The README's page after 103 Early Hints, sent before anything else:
+	// a preconnect to the platform's origin (the iframe's) and a preload of
+	// the host script.
+	mux.HandleFunc("GET /v/hints", func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Add("Link", "<"+platformOrigin+">; rel=preconnect")
+		h.Add("Link", "<"+hostScript+">; rel=preload; as=script")
+		w.WriteHeader(http.StatusEarlyHints)
+		h.Del("Link")
 		frame, err := kit.PageFrame(w, r, sales)
 		if err != nil {
 			kit.ServeError(w, r, err)
