@@ -36,9 +36,10 @@ func (f frame) String() string {
 
 // FrameURL mints a session for the viewer of r and returns the platform
 // iframe URL for t, for the page's handler to write into the iframe src
-// as it renders: the recommended way to embed (the README's default),
-// because it is the fastest to a live dashboard, one browser round trip
-// shorter than FrameHandler as the src (docs/performance.md). Every
+// as it renders, one browser round trip faster to a live dashboard than
+// FrameHandler as the src (docs/performance.md). It mints before anything
+// of the page is written; PageFrame (the README's default) sends the
+// page up to the iframe first, then mints. Every
 // render mints, except that of a page reached from another site (below).
 // The URL works once, within five minutes, so FrameURL
 // marks the response Cache-Control: no-store: no cache keeps the page, and
