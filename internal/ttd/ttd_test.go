@@ -72,6 +72,7 @@ var variants = []variant{
 	{"framehandler", "/v/framehandler", "FrameHandler iframe, host script from HostScriptSrc"},
 	{"spa", "/v/spa", "single-page app: POST SessionHandler, then the iframe"},
 	{"react", "/v/react", "React: <EmbedkitFrame> of @embedkit/host/react (the frame endpoint), bundled"},
+	{"flushjs", "/v/flushjs", "flush with the README's host script after its iframe (HostScriptSrc, defer): what the script costs"},
 	{"best", "/v/best", "hand-written: mint during render with the client, preconnect, then the page"},
 	{"flush", "/v/flush", "hand-written best: the same page, its head sent before the mint (the floor)"},
 }
@@ -126,7 +127,8 @@ fetch("/embed/session", {method: "POST", headers: {"Content-Type": "application/
 <link rel="preconnect" href="{{.Platform}}">` + measureScript + `</head><body>
 `))
 	template.Must(pages.New("flush-frame").Parse(`<iframe src="{{.URL}}" title="Sales overview"></iframe>
-</body></html>`))
+{{if .HostScript}}<script src="{{.HostScript}}" defer></script>
+{{end}}</body></html>`))
 }
 
 // fixedFrame is the README page's .Frame for a URL minted before the page
@@ -382,7 +384,7 @@ func newBench(b *testing.B) *bench {
 	})
 	// The floor: the hand-written best that sends its head, then mints,
 	// then writes the iframe in the same response.
-	mux.HandleFunc("GET /v/flush", func(w http.ResponseWriter, r *http.Request) {
+	flush := func(w http.ResponseWriter, r *http.Request, script string) {
 		w.Header().Set("Cache-Control", "no-store")
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		if err := pages.ExecuteTemplate(w, "flush-head", data{Platform: platformOrigin}); err != nil {
@@ -399,8 +401,10 @@ func newBench(b *testing.B) *bench {
 		u := platformOrigin + "/embed/dashboard/sales-overview?" + url.Values{
 			"session": {s.SessionID}, "parentOrigin": {hostOrigin},
 		}.Encode()
-		_ = pages.ExecuteTemplate(w, "flush-frame", data{URL: u})
-	})
+		_ = pages.ExecuteTemplate(w, "flush-frame", data{URL: u, HostScript: script})
+	}
+	mux.HandleFunc("GET /v/flush", func(w http.ResponseWriter, r *http.Request) { flush(w, r, "") })
+	mux.HandleFunc("GET /v/flushjs", func(w http.ResponseWriter, r *http.Request) { flush(w, r, hostScript) })
 	be.host = proxyTo(b, tlsServer(b, be.rec.wrap("host", mux), cert))
 	return be
 }
