@@ -73,7 +73,9 @@ type PageFrame struct {
 // a page reached from another site mints nothing either, and URL returns
 // what FrameURL returns for it (or PageFrame its error). A page executed
 // into a buffer and copied to w afterwards works, but sends nothing early
-// (URL's flush then sends the headers alone).
+// (URL's flush then sends the headers alone); so does a templ component,
+// which buffers its output, unless what comes before the iframe is inside
+// @templ.Flush() { ... }.
 func (k *Kit) PageFrame(w http.ResponseWriter, r *http.Request, t Target) (*PageFrame, error) {
 	if err := t.check(); err != nil {
 		return nil, fmt.Errorf("%w: target%w", ErrMisconfigured, err)
