@@ -33,8 +33,9 @@ type PageFrame struct {
 }
 
 // PageFrame is FrameURL for a page that sends its start before it mints:
-// the README's default, measured at least as fast as a hand-written page
-// that does the same (docs/performance.md). It checks the target, reads
+// the README's default, measured at parity with a hand-written page that
+// does the same and faster than the same page around FrameURL
+// (docs/performance.md). It checks the target, reads
 // the viewer, runs the Policy and takes the viewer's mint limit now, and
 // marks the response Cache-Control: no-store, so its errors are those of
 // FrameURL and are answered with ServeError before anything of the page
@@ -75,7 +76,8 @@ type PageFrame struct {
 // into a buffer and copied to w afterwards works, but sends nothing early
 // (URL's flush then sends the headers alone); so does a templ component,
 // which buffers its output, unless what comes before the iframe is inside
-// @templ.Flush() { ... }.
+// @templ.Flush() { ... }. A PageFrame whose URL is never called mints
+// nothing (the mint limit was taken all the same).
 func (k *Kit) PageFrame(w http.ResponseWriter, r *http.Request, t Target) (*PageFrame, error) {
 	if err := t.check(); err != nil {
 		return nil, fmt.Errorf("%w: target%w", ErrMisconfigured, err)
