@@ -43,12 +43,12 @@
 //	if err != nil { ... }
 //	go kit.Run(ctx) // retries revokes that failed at logout
 //	mux.HandleFunc("GET /sales", func(w http.ResponseWriter, r *http.Request) {
-//		src, err := kit.FrameURL(w, r, sales) // mints as the page renders
+//		frame, err := kit.PageFrame(w, r, sales) // checks the viewer before anything is written
 //		if err != nil {
 //			kit.ServeError(w, r, err)
 //			return
 //		}
-//		_ = page.Execute(w, pageData{Frame: src, Script: kit.HostScriptSrc("/embed/host.js")})
+//		_ = page.Execute(w, pageData{Frame: frame, Script: kit.HostScriptSrc("/embed/host.js")})
 //	})
 //	mux.Handle("/embed/frame/", kit.FrameHandler())    // a page opened from another site
 //	mux.Handle("/embed/session", kit.SessionHandler()) // re-mints a used-up frame
@@ -58,8 +58,11 @@
 //
 // and in the page's template:
 //
-//	<iframe src="{{.Frame}}" data-embedkit data-embedkit-target="sales"></iframe>
+//	<iframe src="{{.Frame.URL}}" data-embedkit data-embedkit-target="sales"></iframe>
 //	<script src="{{.Script}}" defer></script>
+//
+// where {{.Frame.URL}} sends what the page wrote before the iframe, then
+// mints (PageFrame).
 //
 // Targets choose what the host offers, not what a viewer may see: a
 // session is for the whole deployment, and the platform's groups and the
@@ -74,9 +77,16 @@
 //
 // # Three ways to serve an embed
 //
-//   - FrameURL in a server-rendered page (recommended): the page's handler
-//     mints as it renders and writes the platform URL into the iframe src,
-//     the fastest path to a live dashboard. The page is marked no-store, so
+//   - PageFrame or FrameURL in a server-rendered page (recommended): the
+//     page's handler mints as it renders and writes the platform URL into
+//     the iframe src, the fastest path to a live dashboard. PageFrame
+//     checks the viewer, the Policy and the mint limit before the page is
+//     written, sends the page up to the iframe, and only then mints: the
+//     browser reads the page's head during the mint; a mint that fails
+//     after that gives the iframe the frame endpoint, which mints again
+//     and answers with its error in the frame. FrameURL mints before the
+//     page is written (for a store that writes cookies, PageFrame does
+//     too). The page is marked no-store, so
 //     reloads, second tabs and visits back render it again with a new
 //     session; the host script re-mints through SessionHandler a frame
 //     whose session is used up. A page that another site navigated to (a

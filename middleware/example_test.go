@@ -138,6 +138,38 @@ func ExampleKit_FrameURL() {
 	// Output: 200 true true no-store
 }
 
+// A server-rendered page that sends its start before it mints, the
+// README's default: PageFrame checks the viewer, the target and the
+// Policy while nothing is written (ServeError answers what it refuses,
+// as for FrameURL), and {{.Frame.URL}} flushes what the template wrote so
+// far, then mints, so the browser reads the page's head during the mint.
+func ExampleKit_PageFrame() {
+	platformURL, client, stop := startPlatform()
+	defer stop()
+	kit := exampleKit(platformURL, client)
+	sales, _ := kit.Target("sales")
+	page := template.Must(template.New("page").Parse(`<!doctype html><head><title>Sales</title></head>
+<iframe src="{{.Frame.URL}}" data-embedkit data-embedkit-target="sales"></iframe>
+<script src="{{.Script}}" defer></script>`))
+
+	report := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		frame, err := kit.PageFrame(w, r, sales)
+		if err != nil {
+			kit.ServeError(w, r, err)
+			return
+		}
+		_ = page.Execute(w, map[string]any{"Frame": frame, "Script": kit.HostScriptSrc("/embed/host.js")})
+	})
+
+	r := httptest.NewRequest(http.MethodGet, "/reports/sales", nil)
+	r.Header.Set("X-Demo-User", "ana")
+	w := httptest.NewRecorder()
+	report.ServeHTTP(w, r)
+	body := w.Body.String()
+	fmt.Println(w.Code, w.Flushed, strings.Contains(body, platformURL+"/embed/dashboard/sales-overview?"), w.Header().Get("Cache-Control"))
+	// Output: 200 true true no-store
+}
+
 // A link to the page from another site (a web mail, a chat) is a
 // cross-site navigation: FrameURL mints nothing for it and gives the
 // iframe the frame endpoint's URL, marked with ArrivalParam; the iframe's

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"reflect"
 	"strings"
 	"time"
 
@@ -37,9 +36,10 @@ func (f frame) String() string {
 
 // FrameURL mints a session for the viewer of r and returns the platform
 // iframe URL for t, for the page's handler to write into the iframe src
-// as it renders: the recommended way to embed (the README's default),
-// because it is the fastest to a live dashboard, one browser round trip
-// shorter than FrameHandler as the src (docs/performance.md). Every
+// as it renders, one browser round trip faster to a live dashboard than
+// FrameHandler as the src (docs/performance.md). It mints before anything
+// of the page is written; PageFrame (the README's default) sends the
+// page up to the iframe first, then mints. Every
 // render mints, except that of a page reached from another site (below).
 // The URL works once, within five minutes, so FrameURL
 // marks the response Cache-Control: no-store: no cache keeps the page, and
@@ -152,13 +152,8 @@ var errCrossSiteNavigation = fmt.Errorf("%w: a page reached from another site mi
 // marked with ArrivalParam, when the endpoint serves t as given; else an
 // error wrapping ErrCrossSite.
 func (k *Kit) arrivalFrameSrc(r *http.Request, t Target) (string, error) {
-	if t.Locale != "" {
-		if l, ok := k.locales.match(t.Locale); ok {
-			t.Locale = l
-		}
-	}
-	name, reg, ok := k.resolve(t.canonicalRef())
-	if !ok || !reflect.DeepEqual(reg, t) {
+	name, _, ok := k.endpointFrame(t)
+	if !ok {
 		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelInfo, "embedkit: page reached from another site: nothing minted, and the frame endpoint does not serve its target as given",
 			slog.String("fetch_site", r.Header.Get("Sec-Fetch-Site")))
 		return "", fmt.Errorf("%w: FrameURL: the frame endpoint does not serve target %s as given (a copy changed for the request, or a RouteScoped or unregistered target); use a FrameFunc route as this page's iframe src", errCrossSiteNavigation, t.canonicalRef())
@@ -171,47 +166,46 @@ func (k *Kit) arrivalFrameSrc(r *http.Request, t Target) (string, error) {
 // k.viewer read it. arrival takes the mint from the viewer's bucket for
 // pages reached from another site (ArrivalParam) instead of
 // Config.MintLimit's.
-func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name string, t Target, browserLocale, browserTimeZone string, arrival bool) (_ frame, err error) {
+func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name string, t Target, browserLocale, browserTimeZone string, arrival bool) (frame, error) {
+	var p pendingMint
+	if err := k.startMint(&p, w, r, v, name, t, browserLocale, browserTimeZone, arrival); err != nil {
+		return frame{}, err
+	}
+	return p.send()
+}
+
+// pendingMint is a mint whose local checks passed (the Policy, the
+// target's URL parameters, the mint limit): what is left is the platform
+// call, the store and the URL (send). PageFrame sends the start of the
+// page between the two.
+type pendingMint struct {
+	k       *Kit
+	w       http.ResponseWriter
+	r       *http.Request // with the span's context
+	v       *Viewer
+	name    string
+	t       Target
+	span    Span
+	outcome Outcome
+	start   time.Time
+
+	req                            *embedkit.GenerateSessionRequest
+	query                          url.Values
+	subject                        string
+	browserLocale, browserTimeZone string
+}
+
+// startMint runs the local part of a mint into p: the span, the Policy,
+// the target's URL parameters and the mint limit. On an error the mint is
+// over (reported, logged, its span ended); otherwise p.send finishes it.
+func (k *Kit) startMint(p *pendingMint, w http.ResponseWriter, r *http.Request, v *Viewer, name string, t Target, browserLocale, browserTimeZone string, arrival bool) error {
 	ctx, span := k.cfg.Tracer.Start(r.Context(), OpMint)
 	if ctx != r.Context() {
 		// Only a tracer that made a span costs a copy of the request.
 		r = r.WithContext(ctx)
 	}
-	outcome := OutcomeError
-	defer func() { span.End(outcome, err) }()
-	// report records the mint's outcome once, for Metrics and the span.
-	report := func(o Outcome, latency time.Duration) {
-		outcome = o
-		k.cfg.Metrics.Mint(o, latency)
-	}
-	start := k.cfg.Now()
-	// The records' common attributes are built only for a record that is
-	// written: a Logger that takes no records costs nothing here.
-	logAttrs := func(extra ...slog.Attr) []slog.Attr {
-		return attrs([]slog.Attr{slog.String("target", name), slog.String("viewer", k.RedactViewer(v.Key()))}, extra...)
-	}
-
-	// failed ends a mint that stopped before or at the platform: its
-	// outcome is classified once from err (mintOutcome), and the metrics,
-	// the span and the log record read that one value, which the returned
-	// error carries too (OutcomeOf).
-	failed := func(err error, latency time.Duration, level slog.Level, msg string) (frame, error) {
-		o := mintOutcome(err)
-		report(o, latency)
-		if k.cfg.Logger.Enabled(r.Context(), level) {
-			extra := []slog.Attr{slog.String("outcome", string(o))}
-			if latency > 0 {
-				extra = append(extra, slog.Duration("latency", latency))
-			}
-			if le, ok := errors.AsType[*mintLimitedError](err); ok {
-				extra = append(extra, slog.Duration("retry_after", le.wait))
-			} else {
-				extra = append(extra, slog.String("error", err.Error()))
-			}
-			k.cfg.Logger.LogAttrs(r.Context(), level, msg, logAttrs(extra...)...)
-		}
-		return frame{}, &mintError{outcome: o, err: err}
-	}
+	*p = pendingMint{k: k, w: w, r: r, v: v, name: name, t: t, span: span, outcome: OutcomeError, start: k.cfg.Now(),
+		browserLocale: browserLocale, browserTimeZone: browserTimeZone}
 
 	// The request is built and validated here, whatever the Platform:
 	// tests with a fake Platform take the path production takes. (An
@@ -219,38 +213,81 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 	req, err := k.cfg.Policy.Request(r, v, t)
 	switch {
 	case errors.Is(err, ErrDenied):
-		return failed(err, 0, slog.LevelInfo, "embedkit: mint refused by policy")
+		return p.failed(err, 0, slog.LevelInfo, "embedkit: mint refused by policy")
 	case err != nil:
-		return failed(err, 0, slog.LevelError, "embedkit: mint not sent: the policy produced an invalid request")
+		return p.failed(err, 0, slog.LevelError, "embedkit: mint not sent: the policy produced an invalid request")
 	}
+	p.req = req
 
 	// The URL's fixed part is built before the call: a target it cannot
 	// encode fails here, before a session exists that would need revoking.
-	query, err := t.query()
-	if err != nil {
-		return failed(fmt.Errorf("%w: %w", ErrMisconfigured, err), 0, slog.LevelError, "embedkit: mint not sent: the target's URL parameters are invalid")
+	if p.query, err = t.query(); err != nil {
+		return p.failed(fmt.Errorf("%w: %w", ErrMisconfigured, err), 0, slog.LevelError, "embedkit: mint not sent: the target's URL parameters are invalid")
 	}
 
 	// The limit is taken after the Policy accepted the viewer (a refused
 	// viewer mints nothing) and before anything is sent.
-	subject := embedkit.NormalizeExternalID(v.Subject)
+	p.subject = embedkit.NormalizeExternalID(v.Subject)
 	limiter := k.limiter
 	if arrival {
 		limiter = k.arrivals
 	}
-	if wait, ok := limiter.take(subject, k.cfg.Now()); !ok {
-		return failed(&mintLimitedError{wait: wait}, 0, slog.LevelWarn, "embedkit: mint refused: the viewer's mint limit is reached")
+	if wait, ok := limiter.take(p.subject, k.cfg.Now()); !ok {
+		return p.failed(&mintLimitedError{wait: wait}, 0, slog.LevelWarn, "embedkit: mint refused: the viewer's mint limit is reached")
 	}
+	return nil
+}
 
+// report records the mint's outcome once, for Metrics and the span.
+func (p *pendingMint) report(o Outcome, latency time.Duration) {
+	p.outcome = o
+	p.k.cfg.Metrics.Mint(o, latency)
+}
+
+// logAttrs are the mint's records' common attributes, built only for a
+// record that is written: a Logger that takes no records costs nothing.
+func (p *pendingMint) logAttrs(extra ...slog.Attr) []slog.Attr {
+	return attrs([]slog.Attr{slog.String("target", p.name), slog.String("viewer", p.k.RedactViewer(p.v.Key()))}, extra...)
+}
+
+// failed ends a mint that stopped before or at the platform: its outcome
+// is classified once from err (mintOutcome), and the metrics, the span
+// and the log record read that one value, which the returned error
+// carries too (OutcomeOf).
+func (p *pendingMint) failed(err error, latency time.Duration, level slog.Level, msg string) error {
+	o := mintOutcome(err)
+	p.report(o, latency)
+	k, r := p.k, p.r
+	if k.cfg.Logger.Enabled(r.Context(), level) {
+		extra := []slog.Attr{slog.String("outcome", string(o))}
+		if latency > 0 {
+			extra = append(extra, slog.Duration("latency", latency))
+		}
+		if le, ok := errors.AsType[*mintLimitedError](err); ok {
+			extra = append(extra, slog.Duration("retry_after", le.wait))
+		} else {
+			extra = append(extra, slog.String("error", err.Error()))
+		}
+		k.cfg.Logger.LogAttrs(r.Context(), level, msg, p.logAttrs(extra...)...)
+	}
+	me := &mintError{outcome: o, err: err}
+	p.span.End(p.outcome, me)
+	return me
+}
+
+// send makes the platform call of a started mint, tracks the id and
+// builds the URL; it ends the mint's span.
+func (p *pendingMint) send() (_ frame, err error) {
+	k, r := p.k, p.r
 	callStart := k.cfg.Now()
-	sess, err := k.cfg.Platform.GenerateSession(r.Context(), req)
+	sess, err := k.cfg.Platform.GenerateSession(r.Context(), p.req)
 	now := k.cfg.Now() // the platform's answer: the minted id lives from here
 	latency := now.Sub(callStart)
 	switch {
 	case errors.Is(err, embedkit.ErrInvalidRequest):
 		// Refused by the client's own validation before sending: the
 		// policy produced it.
-		return failed(fmt.Errorf("%w: %w", ErrMisconfigured, err), 0, slog.LevelError, "embedkit: mint not sent: the policy produced an invalid request")
+		return frame{}, p.failed(fmt.Errorf("%w: %w", ErrMisconfigured, err), 0, slog.LevelError, "embedkit: mint not sent: the policy produced an invalid request")
 	case err != nil:
 	case sess == nil || sess.SessionID == "":
 		err = fmt.Errorf("%w: generate-session answered no session id", embedkit.ErrUnexpectedResponse)
@@ -261,43 +298,44 @@ func (k *Kit) mint(w http.ResponseWriter, r *http.Request, v *Viewer, name strin
 			embedkit.ErrUnexpectedResponse, embedkit.Redact(sess.SessionID))
 	}
 	if err != nil {
-		return failed(err, latency, slog.LevelError, "embedkit: mint failed")
+		return frame{}, p.failed(err, latency, slog.LevelError, "embedkit: mint failed")
 	}
-	report(OutcomeOK, latency)
+	defer func() { p.span.End(p.outcome, err) }()
+	p.report(OutcomeOK, latency)
 
 	m := Minted{
 		SessionID: sess.SessionID,
-		Subject:   subject,
+		Subject:   p.subject,
 		ExpiresAt: now.Add(embedkit.SessionLifetime + embedkit.EmbedTokenLifetime),
 	}
 	sctx, stop := detached(r.Context(), storeTimeout)
 	defer stop()
-	if err := k.track(sctx, k.storeFor(w, r), v, m); err != nil {
+	if err := k.track(sctx, k.storeFor(p.w, r), p.v, m); err != nil {
 		// An id that logout cannot find must not stay usable.
-		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelError, "embedkit: session store failed; revoking the new session", logAttrs(slog.String("session", embedkit.Redact(m.SessionID)), slog.String("error", err.Error()))...)
+		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelError, "embedkit: session store failed; revoking the new session", p.logAttrs(slog.String("session", embedkit.Redact(m.SessionID)), slog.String("error", err.Error()))...)
 		k.revokeAll(r.Context(), []Minted{m})
 		// The platform call succeeded and was counted so; the span and the
 		// error say the mint as a whole did not.
-		outcome = OutcomeUnavailable
-		return frame{}, &mintError{outcome: outcome, err: fmt.Errorf("%w: %w", ErrStore, err)}
+		p.outcome = OutcomeUnavailable
+		return frame{}, &mintError{outcome: p.outcome, err: fmt.Errorf("%w: %w", ErrStore, err)}
 	}
 
 	expires := sess.ExpiresAt
 	if expires.IsZero() {
 		expires = now.Add(embedkit.SessionLifetime)
 	}
-	p := requestPrefs(r, t, v, browserLocale, browserTimeZone)
+	pr := requestPrefs(r, p.t, p.v, p.browserLocale, p.browserTimeZone)
 	f := frame{
-		URL:       k.iframeURL(t, query, sess.SessionID, k.locale(p), k.timeZone(p), k.parentOrigin(r)),
+		URL:       k.iframeURL(p.t, p.query, sess.SessionID, k.locale(pr), k.timeZone(pr), k.parentOrigin(r)),
 		SessionID: sess.SessionID,
 		ExpiresAt: expires,
 	}
 	if k.cfg.Logger.Enabled(r.Context(), slog.LevelInfo) {
-		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelInfo, "embedkit: session minted", logAttrs(
+		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelInfo, "embedkit: session minted", p.logAttrs(
 			slog.String("outcome", string(OutcomeOK)),
 			slog.String("session", embedkit.Redact(sess.SessionID)),
 			slog.Duration("latency", latency),
-			slog.Duration("total", k.cfg.Now().Sub(start)))...)
+			slog.Duration("total", k.cfg.Now().Sub(p.start)))...)
 	}
 	return f, nil
 }

@@ -32,13 +32,14 @@
 #
 # Then, once, BenchmarkTimeToDashboard (internal/ttd): the time from opening
 # a host page to the frame's ready event and to dashboard-loaded, in
-# headless Chromium, for the ways of embedding (the README's FrameURL
-# page, FrameHandler iframe, SessionHandler single-page app, the React
-# component, the hand-written best), with
-# the host and the platform each behind 40 ms round trips; it prints its
-# table and x-best (the README's default over the best, median cold time
-# to ready, goal <= 1.10) to bench-results/ttd.txt. It needs chromium
-# (EMBEDKIT_CHROMIUM or PATH) and takes about two minutes.
+# headless Chromium, for the ways of embedding (the README's PageFrame
+# page, the same page with FrameURL or after 103 Early Hints, FrameHandler
+# iframe, SessionHandler single-page app, the React component, and the
+# hand-written pages: best, and flush, which sends its head before it
+# mints), with the host and the platform each behind 40 ms round trips; it
+# prints its table and x-floor (the README's default over flush, median
+# time to ready, cold and warm, goal <= 1.00) to bench-results/ttd.txt. It
+# needs chromium (EMBEDKIT_CHROMIUM or PATH) and takes about three minutes.
 #
 # Then BenchmarkRenewal (internal/ttd), in the same setting: how long the
 # README's page shows no dashboard while its frame's session is renewed

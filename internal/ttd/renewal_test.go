@@ -146,7 +146,7 @@ func (be *bench) renew(b *testing.B, browser context.Context, k renewalKind) ren
 	}
 	ctx, stop := context.WithTimeout(tab, 3*stepTimeout)
 	defer stop()
-	if _, err := chromedp.Run(ctx, chromedp.Navigate(hostOrigin+"/v/frameurl")); err != nil {
+	if _, err := chromedp.Run(ctx, chromedp.Navigate(hostOrigin+"/v/pageframe")); err != nil {
 		b.Fatalf("%s: open the page: %v", k.name, err)
 	}
 	const frameReady = `(() => { const f = window.__renew && window.__renew.frame; return !!f && f.length > 0 && f[f.length - 1].state === "ready"; })()`
