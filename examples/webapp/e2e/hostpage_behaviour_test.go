@@ -102,22 +102,21 @@ func newBehaviourHost(t *testing.T) *behaviourHost {
 			http.NotFound(w, r)
 			return
 		}
-		// A snippet is an html/template of the README's page data: the
-		// iframe src its handler gets from FrameURL, and the host script's
-		// address.
+		// A snippet is an html/template of the README's page data, as its
+		// ten lines serve it: the PageFrame whose URL is the iframe src,
+		// and the host script's address.
 		page, err := template.New("snippet").Parse("<!doctype html><meta charset=\"utf-8\"><title>README snippet</title>\n" + snippets[n])
 		if err != nil {
 			http.Error(w, "the README's snippet "+r.PathValue("n")+" is not a template: "+err.Error(), http.StatusInternalServerError)
 			return
 		}
 		sales, _ := kit.Target("sales")
-		src, err := kit.FrameURL(w, r, sales)
+		frame, err := kit.PageFrame(w, r, sales)
 		if err != nil {
 			kit.ServeError(w, r, err)
 			return
 		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		if err := page.Execute(w, map[string]string{"Frame": src, "Script": kit.HostScriptSrc("/embed/host.js")}); err != nil {
+		if err := page.Execute(w, map[string]any{"Frame": frame, "Script": kit.HostScriptSrc("/embed/host.js")}); err != nil {
 			t.Errorf("the README's snippet %s: %v", r.PathValue("n"), err)
 		}
 	})
