@@ -98,7 +98,7 @@ func TestSaveRejects(t *testing.T) {
 		{"nil viewer", nil, "gorillasession: viewer without subject"},
 		{"no subject", &middleware.Viewer{Email: "a@example.com"}, "gorillasession: viewer without subject"},
 		{"attribute of unknown type", &middleware.Viewer{Subject: "u1", Attributes: map[string]any{"n": 3}},
-			`gorillasession: attribute "n": value of type int`},
+			`gorillasession: Viewer.Attributes["n"]: value of type int`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,44 +2,35 @@ package gorillasession
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/embedkit/embedkit/internal/storedattr"
 	"github.com/embedkit/embedkit/middleware"
 )
 
 // storedViewer is the compact JSON form of a Viewer in the session. Groups
 // is a pointer so that nil and empty stay distinct.
 type storedViewer struct {
-	Subject     string                `json:"s"`
-	SessionKey  string                `json:"k"`
-	ProviderSID string                `json:"d,omitempty"`
-	Issued      int64                 `json:"i"` // unix milliseconds of Save
-	Email       string                `json:"e,omitempty"`
-	DisplayName string                `json:"n,omitempty"`
-	Picture     string                `json:"p,omitempty"`
-	Groups      *[]string             `json:"g,omitempty"`
-	Attributes  map[string]storedAttr `json:"a,omitempty"`
-	Tenant      string                `json:"t,omitempty"`
-	CreatorMode bool                  `json:"c,omitempty"`
-	Locale      string                `json:"l,omitempty"`
-	TimeZone    string                `json:"z,omitempty"`
+	Subject     string                     `json:"s"`
+	SessionKey  string                     `json:"k"`
+	ProviderSID string                     `json:"d,omitempty"`
+	Issued      int64                      `json:"i"` // unix milliseconds of Save
+	Email       string                     `json:"e,omitempty"`
+	DisplayName string                     `json:"n,omitempty"`
+	Picture     string                     `json:"p,omitempty"`
+	Groups      *[]string                  `json:"g,omitempty"`
+	Attributes  map[string]storedattr.Attr `json:"a,omitempty"`
+	Tenant      string                     `json:"t,omitempty"`
+	CreatorMode bool                       `json:"c,omitempty"`
+	Locale      string                     `json:"l,omitempty"`
+	TimeZone    string                     `json:"z,omitempty"`
 
 	// attrs is what the hand decoder reads from "a": the attributes as
 	// the Viewer holds them, with Attributes left nil. It is nil when
 	// there are none.
 	attrs map[string]any
-}
-
-// storedAttr is one typed attribute value; exactly one field is set.
-type storedAttr struct {
-	S  *string    `json:"s,omitempty"`
-	N  *float64   `json:"n,omitempty"`
-	B  *bool      `json:"b,omitempty"`
-	SA *[]string  `json:"sa,omitempty"`
-	NA *[]float64 `json:"na,omitempty"`
 }
 
 // toStored converts v, checking that attribute values have one of the types
@@ -54,35 +45,11 @@ func toStored(v *middleware.Viewer, key string, issued time.Time) (storedViewer,
 		g := slices.Clone(v.Groups)
 		s.Groups = &g
 	}
-	for _, name := range slices.Sorted(maps.Keys(v.Attributes)) {
-		var a storedAttr
-		switch x := v.Attributes[name].(type) {
-		case string:
-			a.S = &x
-		case float64:
-			a.N = &x
-		case bool:
-			a.B = &x
-		case []string:
-			c := slices.Clone(x)
-			if c == nil {
-				c = []string{}
-			}
-			a.SA = &c
-		case []float64:
-			c := slices.Clone(x)
-			if c == nil {
-				c = []float64{}
-			}
-			a.NA = &c
-		default:
-			return storedViewer{}, fmt.Errorf("gorillasession: attribute %q: value of type %T; want string, float64, bool, []string or []float64", name, x)
-		}
-		if s.Attributes == nil {
-			s.Attributes = make(map[string]storedAttr, len(v.Attributes))
-		}
-		s.Attributes[name] = a
+	attrs, err := storedattr.FromViewer(v.Attributes)
+	if err != nil {
+		return storedViewer{}, fmt.Errorf("gorillasession: %w", err)
 	}
+	s.Attributes = attrs
 	return s, nil
 }
 
@@ -114,29 +81,7 @@ func (s storedViewer) viewer() (*middleware.Viewer, bool) {
 // with several values takes the first of s, n, b, sa and na, as
 // scanner.attr does. No attributes give a nil map.
 func (s storedViewer) attributes() (map[string]any, bool) {
-	var out map[string]any
-	for name, a := range s.Attributes {
-		var val any
-		switch {
-		case a.S != nil:
-			val = *a.S
-		case a.N != nil:
-			val = *a.N
-		case a.B != nil:
-			val = *a.B
-		case a.SA != nil:
-			val = *a.SA
-		case a.NA != nil:
-			val = *a.NA
-		default:
-			return nil, false
-		}
-		if out == nil {
-			out = make(map[string]any, len(s.Attributes))
-		}
-		out[name] = val
-	}
-	return out, true
+	return storedattr.ToViewer(s.Attributes)
 }
 
 // decodeViewer reads the JSON text of a storedViewer. The shape Save
@@ -230,11 +175,11 @@ func (p *scanner) attrs() (map[string]any, bool) {
 	return out, true
 }
 
-// attrFields are the JSON names of storedAttr's fields, in the order
+// attrFields are the JSON names of storedattr.Attr's fields, in the order
 // storedViewer.attributes prefers them.
 var attrFields = [...]string{"s", "n", "b", "sa", "na"}
 
-// attr reads one attribute, an object of storedAttr's typed fields, and
+// attr reads one attribute, an object of storedattr.Attr's typed fields, and
 // returns the value of the field storedViewer.attributes would take. ok
 // is false for an object with no field, an unknown or repeated one, or a
 // value of the wrong type.

@@ -3,9 +3,9 @@ package scssession
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
 
+	"github.com/embedkit/embedkit/internal/storedattr"
 	"github.com/embedkit/embedkit/middleware"
 )
 
@@ -14,28 +14,18 @@ import (
 // default, or one of the app's own) without a type to register. Groups
 // is a pointer so that nil and empty stay distinct.
 type storedViewer struct {
-	Subject     string                `json:"s"`
-	SessionKey  string                `json:"k"`
-	ProviderSID string                `json:"d,omitempty"`
-	Email       string                `json:"e,omitempty"`
-	DisplayName string                `json:"n,omitempty"`
-	Picture     string                `json:"p,omitempty"`
-	Groups      *[]string             `json:"g,omitempty"`
-	Attributes  map[string]storedAttr `json:"a,omitempty"`
-	Tenant      string                `json:"t,omitempty"`
-	CreatorMode bool                  `json:"c,omitempty"`
-	Locale      string                `json:"l,omitempty"`
-	TimeZone    string                `json:"z,omitempty"`
-}
-
-// storedAttr is one typed attribute value; exactly one field is set, so
-// that a []string comes back a []string, not a []any.
-type storedAttr struct {
-	S  *string    `json:"s,omitempty"`
-	N  *float64   `json:"n,omitempty"`
-	B  *bool      `json:"b,omitempty"`
-	SA *[]string  `json:"sa,omitempty"`
-	NA *[]float64 `json:"na,omitempty"`
+	Subject     string                     `json:"s"`
+	SessionKey  string                     `json:"k"`
+	ProviderSID string                     `json:"d,omitempty"`
+	Email       string                     `json:"e,omitempty"`
+	DisplayName string                     `json:"n,omitempty"`
+	Picture     string                     `json:"p,omitempty"`
+	Groups      *[]string                  `json:"g,omitempty"`
+	Attributes  map[string]storedattr.Attr `json:"a,omitempty"`
+	Tenant      string                     `json:"t,omitempty"`
+	CreatorMode bool                       `json:"c,omitempty"`
+	Locale      string                     `json:"l,omitempty"`
+	TimeZone    string                     `json:"z,omitempty"`
 }
 
 // encodeViewer returns the JSON text of v under key, checking that its attribute values have one of the types the Viewer
@@ -50,35 +40,11 @@ func encodeViewer(v *middleware.Viewer, key string) (string, error) {
 		g := slices.Clone(v.Groups)
 		s.Groups = &g
 	}
-	for _, name := range slices.Sorted(maps.Keys(v.Attributes)) {
-		var a storedAttr
-		switch x := v.Attributes[name].(type) {
-		case string:
-			a.S = &x
-		case float64:
-			a.N = &x
-		case bool:
-			a.B = &x
-		case []string:
-			c := slices.Clone(x)
-			if c == nil {
-				c = []string{}
-			}
-			a.SA = &c
-		case []float64:
-			c := slices.Clone(x)
-			if c == nil {
-				c = []float64{}
-			}
-			a.NA = &c
-		default:
-			return "", fmt.Errorf("scssession: Viewer.Attributes[%q]: value of type %T; want string, float64, bool, []string or []float64", name, x)
-		}
-		if s.Attributes == nil {
-			s.Attributes = make(map[string]storedAttr, len(v.Attributes))
-		}
-		s.Attributes[name] = a
+	attrs, err := storedattr.FromViewer(v.Attributes)
+	if err != nil {
+		return "", fmt.Errorf("scssession: %w", err)
 	}
+	s.Attributes = attrs
 	b, err := json.Marshal(s)
 	if err != nil {
 		return "", fmt.Errorf("scssession: encoding the viewer: %w", err)
@@ -102,26 +68,10 @@ func decodeViewer(raw string) (storedViewer, *middleware.Viewer, bool) {
 	if s.Groups != nil {
 		v.Groups = *s.Groups
 	}
-	for name, a := range s.Attributes {
-		var val any
-		switch {
-		case a.S != nil:
-			val = *a.S
-		case a.N != nil:
-			val = *a.N
-		case a.B != nil:
-			val = *a.B
-		case a.SA != nil:
-			val = *a.SA
-		case a.NA != nil:
-			val = *a.NA
-		default:
-			return storedViewer{}, nil, false
-		}
-		if v.Attributes == nil {
-			v.Attributes = make(map[string]any, len(s.Attributes))
-		}
-		v.Attributes[name] = val
+	attrs, ok := storedattr.ToViewer(s.Attributes)
+	if !ok {
+		return storedViewer{}, nil, false
 	}
+	v.Attributes = attrs
 	return s, v, true
 }
