@@ -67,7 +67,7 @@ func TestSecurityHeadersAppPolicyInBrowser(t *testing.T) {
 			if err := chromedp.Do(ctx, chromedp.Navigate(app.URL+"/sales")); err != nil {
 				t.Fatalf("load the page: %v", err)
 			}
-			state, err := chromedp.Run(ctx, chromedp.Poll[string](settledJS, chromedp.WithPollingInterval(50*time.Millisecond)))
+			state, err := chromedp.Run(ctx, chromedp.Poll[string](settledJS, chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(testbrowser.Step(testbrowser.DefaultStep))))
 			if err != nil {
 				t.Fatalf("wait for the page: %v", err)
 			}

@@ -14,8 +14,9 @@ import (
 )
 
 // browserStep bounds one browser step: starting Chromium, loading a page
-// and waiting for it to be ready.
-const browserStep = 20 * time.Second
+// and waiting for it to be ready (testbrowser.Step: only a stuck step
+// meets it).
+var browserStep = testbrowser.Step(testbrowser.DefaultStep)
 
 // newBrowserTab starts a headless Chromium with one tab, stopped when t
 // ends.
@@ -91,7 +92,7 @@ func TestEmbedPageChromeInChromium(t *testing.T) {
 			var err error
 			for range 3 {
 				raw, err = chromedp.Run(ctx, chromedp.Poll[string](strings.Replace(visibleJS, "%s", string(ids), 1),
-					chromedp.WithPollingInterval(50*time.Millisecond)))
+					chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(browserStep)))
 				if err == nil || !strings.Contains(err.Error(), "Cannot find context") {
 					break
 				}

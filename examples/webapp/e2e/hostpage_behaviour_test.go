@@ -176,7 +176,7 @@ func (b *behaviourHost) run(t *testing.T, browser context.Context, delivery, que
 	do(t, ctx, "open the host page", chromedp.Navigate(b.host+"/page/"+delivery+query))
 	step, stop := context.WithTimeout(ctx, stepTimeout)
 	defer stop()
-	if _, err := chromedp.Run(step, chromedp.Poll[bool](`window.__loaded === true`, chromedp.WithPollingInterval(pollEvery))); err != nil {
+	if _, err := chromedp.Run(step, chromedp.Poll[bool](`window.__loaded === true`, chromedp.WithPollingInterval(pollEvery), chromedp.WithPollingTimeout(stepTimeout))); err != nil {
 		t.Fatalf("%s: the host page did not load its script: %v", delivery, err)
 	}
 	out, err := chromedp.Run(step, chromedp.Evaluate[string](`(async () => {
@@ -566,7 +566,7 @@ func TestReadmeHTMLInBrowser(t *testing.T) {
 			states, err := chromedp.Run(step, chromedp.Poll[string](`(() => {
   const states = `+frameStatesJS+`;
   return states.length > 0 && states.every((s) => s === "ready" || s === "failed" || s === "ended") && JSON.stringify(states);
-})()`, chromedp.WithPollingInterval(pollEvery)))
+})()`, chromedp.WithPollingInterval(pollEvery), chromedp.WithPollingTimeout(stepTimeout)))
 			if err != nil {
 				t.Fatalf("the snippet's frames did not settle within %s: %v; frame states then: %s", stepTimeout, err, pendingStates(ctx))
 			}
