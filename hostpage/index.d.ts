@@ -131,9 +131,12 @@ export interface SessionRenewedPayload {
   /**
    * expiring: `session-expiring`, the tab becoming visible near the
    * token's end, or the fallback timer; expired: `session-expired`;
-   * error: after a fatal error event; reload: reload().
+   * error: after a fatal error event; reload: reload(); missed-ready: the
+   * frame held the platform's page before the script listened and
+   * reported no ready within 10 s (the platform sends ready once, at
+   * mount), so the kit loaded it again to hear one.
    */
-  reason: "expiring" | "expired" | "error" | "reload";
+  reason: "expiring" | "expired" | "error" | "reload" | "missed-ready";
   /** Whether the frame kept its document (set-session) or loaded again. */
   inPlace: boolean;
 }

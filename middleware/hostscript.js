@@ -1223,6 +1223,7 @@
   var registry = { managed: [], debugAll: false, renewsInPlace: false };
   var READY_TIMEOUT_MS = 3e4;
   var MIN_READY_TIMEOUT_MS = 5e3;
+  var MISSED_READY_MS = 1e4;
   var states = /* @__PURE__ */ new WeakMap();
   var handles = /* @__PURE__ */ new WeakMap();
   var page = newSettings();
@@ -1366,9 +1367,18 @@
     handles.set(st.handle, st);
     freshReady(st);
     setState(st, "loading");
-    armFirstLoad(st);
+    armFirstLoad(st, foreignDocument(el));
     size(el);
     return st;
+  }
+  function foreignDocument(el) {
+    try {
+      var w = el.contentWindow;
+      if (w) void w.location.href;
+      return false;
+    } catch (e) {
+      return true;
+    }
   }
   function scan() {
     var found = document.querySelectorAll("iframe[data-embedkit]");
@@ -1574,12 +1584,27 @@
     var v = parseInt(el.getAttribute("data-embedkit-ready-timeout"), 10);
     return isNaN(v) ? READY_TIMEOUT_MS : Math.max(MIN_READY_TIMEOUT_MS, v);
   }
-  function armFirstLoad(st) {
+  function armFirstLoad(st, late) {
     if (!st.el.getAttribute("src")) return;
+    var retry = late && reloadable(st);
     st.firstTimer = setTimeout(function() {
       st.firstTimer = 0;
-      firstLoadTimeout(st);
-    }, readyTimeout(st.el));
+      if (retry) {
+        missedReady(st);
+      } else {
+        firstLoadTimeout(st);
+      }
+    }, retry ? Math.min(MISSED_READY_MS, readyTimeout(st.el)) : readyTimeout(st.el));
+  }
+  function reloadable(st) {
+    var src = st.el.getAttribute("src");
+    var url = src ? absolute(src) : null;
+    return url !== null && url.origin === location.origin || st.el.hasAttribute("data-embedkit-target");
+  }
+  function missedReady(st) {
+    if (st.state !== "loading" || st.remint || st.ended || states.get(st.el) !== st) return;
+    log("info", "frame " + label(st) + " showed the platform's page before this script listened and reported no ready since: loading it again");
+    start(st, "missed-ready");
   }
   function firstLoadTimeout(st) {
     if (st.state !== "loading" || st.remint) return;

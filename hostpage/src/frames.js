@@ -24,6 +24,10 @@ export var READY_TIMEOUT_MS = 30000;
 // A frame's first load has as long to report ready as a renewal has;
 // data-embedkit-ready-timeout overrides, from this floor.
 var MIN_READY_TIMEOUT_MS = 5000;
+// A frame that already held the platform's page when the script began
+// managing it, and that reports no ready within this, is loaded again
+// (missedReady).
+var MISSED_READY_MS = 10000;
 export var states = new WeakMap(); // iframe -> its state; keeps handles stable
 
 export var handles = new WeakMap(); // handle -> state
@@ -190,9 +194,23 @@ export function manage(el) {
   handles.set(st.handle, st);
   freshReady(st);
   setState(st, "loading");
-  armFirstLoad(st);
+  armFirstLoad(st, foreignDocument(el));
   size(el);
   return st;
+}
+
+// foreignDocument reports whether the iframe el already holds a document
+// of another origin than the page's (the platform's): reading its
+// address throws then. Its first about:blank, and the frame endpoint's
+// answer before its redirect, are the page's own.
+function foreignDocument(el) {
+  try {
+    var w = el.contentWindow;
+    if (w) void w.location.href;
+    return false;
+  } catch (e) {
+    return true;
+  }
 }
 
 export function scan() {
@@ -452,13 +470,44 @@ export function readyTimeout(el) {
   return isNaN(v) ? READY_TIMEOUT_MS : Math.max(MIN_READY_TIMEOUT_MS, v);
 }
 
-// armFirstLoad gives a frame's first load its ready timeout.
-export function armFirstLoad(st) {
+// armFirstLoad gives a frame's first load its ready timeout. late says
+// the frame already held the platform's page when the script began
+// managing it: the platform sends ready once, when its page mounts, so a
+// script that started after that (a slow network or a busy machine
+// delayed it; a module graph) may never hear it. Such a frame that can be
+// loaded again (its src is the kit's frame endpoint, or it names its
+// data-embedkit-target) and reports no ready within MISSED_READY_MS is
+// loaded again, once, with a new session (session-renewed, reason
+// "missed-ready"): its new page's ready is heard. Without that it would
+// stay loading until the ready timeout and fail as never-ready, with its
+// dashboard on screen.
+export function armFirstLoad(st, late) {
   if (!st.el.getAttribute("src")) return;
+  var retry = late && reloadable(st);
   st.firstTimer = setTimeout(function () {
     st.firstTimer = 0;
-    firstLoadTimeout(st);
-  }, readyTimeout(st.el));
+    if (retry) {
+      missedReady(st);
+    } else {
+      firstLoadTimeout(st);
+    }
+  }, retry ? Math.min(MISSED_READY_MS, readyTimeout(st.el)) : readyTimeout(st.el));
+}
+
+// reloadable reports whether the kit can load st's frame again: through
+// its frame endpoint, or through the session endpoint by its target.
+function reloadable(st) {
+  var src = st.el.getAttribute("src");
+  var url = src ? absolute(src) : null;
+  return (url !== null && url.origin === location.origin) || st.el.hasAttribute("data-embedkit-target");
+}
+
+// missedReady loads again a frame whose ready the script may have missed
+// (armFirstLoad).
+function missedReady(st) {
+  if (st.state !== "loading" || st.remint || st.ended || states.get(st.el) !== st) return;
+  log("info", "frame " + label(st) + " showed the platform's page before this script listened and reported no ready since: loading it again");
+  start(st, "missed-ready");
 }
 
 // firstLoadTimeout finds out why a frame never reported ready, with the

@@ -36,6 +36,7 @@ import (
 type behaviourHost struct {
 	host, platform string
 	kit            *middleware.Kit
+	em             *emulator.Server
 }
 
 // senderPage is served on the platform's origin: a page that posts the
@@ -80,12 +81,25 @@ func newBehaviourHost(t *testing.T) *behaviourHost {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &behaviourHost{platform: platform.URL, kit: kit}
+	b := &behaviourHost{platform: platform.URL, kit: kit, em: em}
 	mux := http.NewServeMux()
 	mux.Handle("/embed/frame/", kit.FrameHandler())
 	mux.Handle("/embed/session", kit.SessionHandler())
 	mux.Handle("/embed/host.js", kit.HostScript())
 	mux.Handle("/hostpage/", http.StripPrefix("/hostpage/", http.FileServer(http.Dir(filepath.Join("..", "..", "..", "hostpage", "src")))))
+	// /late/host.js is the host script, served only once the embedded
+	// page has loaded its context (after which it posts ready) and a
+	// second more: the script of a slow network or a busy machine, which
+	// starts after the frame's one ready event.
+	mux.HandleFunc("/late/host.js", func(w http.ResponseWriter, r *http.Request) {
+		deadline := time.Now().Add(stepTimeout)
+		for !contextLoaded(em) && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		time.Sleep(time.Second)
+		kit.HostScript().ServeHTTP(w, r)
+	})
+	mux.HandleFunc("GET /late", b.late)
 	mux.HandleFunc("/fail/{status}", func(w http.ResponseWriter, r *http.Request) {
 		var status int
 		if _, err := fmt.Sscan(r.PathValue("status"), &status); err != nil || status < 400 {

@@ -6,7 +6,7 @@
 //
 // The scenario file is the body of an async function of `h`:
 //   h.load()                        runs the host script
-//   h.iframe({id, src, target, attrs, top, parent, embedkit})
+//   h.iframe({id, src, target, attrs, top, parent, embedkit, foreign})
 //                                   an <iframe data-embedkit> in the page
 //                                   (embedkit: false leaves the attribute out)
 //   h.event(el, type, payload, extra) a platform event from el's window;
@@ -439,6 +439,17 @@ const h = {
     if (o.target) el.setAttribute("data-embedkit-target", o.target);
     for (const [k, v] of Object.entries(o.attrs || {})) el.setAttribute(k, v);
     if (o.src !== null) el.setAttribute("src", o.src || "/embed/frame/" + (o.target || "sales"));
+    if (o.foreign) {
+      // The frame already holds the platform's page: its address cannot
+      // be read from here, as a browser refuses across origins.
+      const replace = el.win.location.replace;
+      el.win.location = {
+        get href() {
+          throw new Error("SecurityError: Blocked a frame from accessing a cross-origin frame");
+        },
+        replace,
+      };
+    }
     el.top = o.top || 0;
     (o.parent || doc.body).appendChild(el);
     return el;

@@ -39,7 +39,7 @@ sales.on("session-ended", (e) => {
 });
 sales.on("session-renewed", (e) => {
   const inPlace: boolean = e.payload.inPlace;
-  const reason: "expiring" | "expired" | "error" | "reload" = e.payload.reason;
+  const reason: "expiring" | "expired" | "error" | "reload" | "missed-ready" = e.payload.reason;
   console.log(reason, inPlace);
 });
 sales.on("session-expiring", (e) => console.log(e.type === "cube:event:session-expiring"));
