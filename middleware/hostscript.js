@@ -431,19 +431,7 @@
   }
   function endSignedOut() {
     scan().forEach(function(st) {
-      var r = st.remint;
-      clearTimeout(st.renewTimer);
-      clearTimeout(st.firstTimer);
-      st.renewTimer = st.firstTimer = 0;
-      st.renewDue = 0;
-      if (st.probe) {
-        st.probe();
-        st.probe = null;
-      }
-      if (r) {
-        finish(st, r);
-        rejectReloads(r, "session-ended", void 0, "the viewer logged out");
-      }
+      quiesce(st, "session-ended", "the viewer logged out");
       blank(st.el);
       if (st.state === "ended") return;
       st.ended = true;
@@ -1671,7 +1659,7 @@
       el.setAttribute(name, value);
     }
   }
-  function releaseFrame(st) {
+  function quiesce(st, reason, message) {
     clearTimeout(st.renewTimer);
     clearTimeout(st.firstTimer);
     st.renewTimer = st.firstTimer = 0;
@@ -1680,8 +1668,8 @@
       st.probe();
       st.probe = null;
     }
-    var err = frameError("released", void 0, "the frame was released");
     if (st.move) {
+      var err = frameError(reason, void 0, message);
       clearTimeout(st.move.timer);
       st.move.queue.forEach(function(q) {
         q.d.reject(err);
@@ -1692,9 +1680,12 @@
     var r = st.remint;
     if (r) {
       finish(st, r);
-      rejectReloads(r, "released", void 0, "the frame was released");
+      rejectReloads(r, reason, void 0, message);
     }
-    settleFailure(st, err);
+  }
+  function releaseFrame(st) {
+    quiesce(st, "released", "the frame was released");
+    settleFailure(st, frameError("released", void 0, "the frame was released"));
     st.listeners = /* @__PURE__ */ Object.create(null);
     states.delete(st.el);
     handles.delete(st.handle);

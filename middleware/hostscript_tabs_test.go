@@ -291,3 +291,33 @@ return [fa.state, fb.state];
 		t.Errorf("%d frames blanked", n)
 	}
 }
+
+// TestHostScriptLogoutEndsAMove: a logout while a frame moves to another
+// target in place rejects the move (reason session-ended) and leaves no
+// timer of it: past the move's timeout, no new frame is loaded and
+// nothing is fetched.
+func TestHostScriptLogoutEndsAMove(t *testing.T) {
+	t.Parallel()
+	r := runHostOf(t, switchTargets, switchPrelude+`
+showing(fa.show("ops"));
+await h.flush();
+h.broadcast({embedkit: "signed-out", at: h.clock.now});
+await h.flush();
+await h.advance(60000);
+return {state: fa.state};
+`)
+	var res struct{ State string }
+	r.result(t, &res)
+	if res.State != "ended" {
+		t.Errorf("state %q, want ended", res.State)
+	}
+	if got := r.shown(); len(got) != 1 || got[0] != "rejected:session-ended" {
+		t.Errorf("show() %v, want rejected with session-ended", got)
+	}
+	if n := len(r.of("src")); n != 1 {
+		t.Errorf("src set %d times, want once (the first load): the move's timer loaded a new frame after the logout", n)
+	}
+	if f := r.of("fetch"); len(f) != 0 {
+		t.Errorf("fetches after the logout: %s", js(f))
+	}
+}

@@ -585,10 +585,11 @@ export function setAttr(el, name, value) {
   }
 }
 
-// releaseFrame stops managing st's frame (release()): its timers stop,
-// its probe is aborted, its listeners are dropped, what waits on it is
-// rejected (reason "released"), and its handle stops working.
-export function releaseFrame(st) {
+// quiesce leaves nothing of st's frame pending: its renewal, first-load
+// and move timers stop, its probe and a renewal's requests are aborted,
+// and a move or reload() waiting on them is rejected with reason and
+// message. release() and a logout (tabs.js) both end a frame so.
+export function quiesce(st, reason, message) {
   clearTimeout(st.renewTimer);
   clearTimeout(st.firstTimer);
   st.renewTimer = st.firstTimer = 0;
@@ -597,8 +598,8 @@ export function releaseFrame(st) {
     st.probe();
     st.probe = null;
   }
-  var err = frameError("released", undefined, "the frame was released");
   if (st.move) {
+    var err = frameError(reason, undefined, message);
     clearTimeout(st.move.timer);
     st.move.queue.forEach(function (q) { q.d.reject(err); });
     st.move.d.reject(err);
@@ -607,9 +608,16 @@ export function releaseFrame(st) {
   var r = st.remint;
   if (r) {
     finish(st, r);
-    rejectReloads(r, "released", undefined, "the frame was released");
+    rejectReloads(r, reason, undefined, message);
   }
-  settleFailure(st, err);
+}
+
+// releaseFrame stops managing st's frame (release()): its timers stop,
+// its probe is aborted, its listeners are dropped, what waits on it is
+// rejected (reason "released"), and its handle stops working.
+export function releaseFrame(st) {
+  quiesce(st, "released", "the frame was released");
+  settleFailure(st, frameError("released", undefined, "the frame was released"));
   st.listeners = Object.create(null);
   states.delete(st.el);
   handles.delete(st.handle);

@@ -27,8 +27,7 @@
 // POST that then fails has still ended the frames of every tab; the viewer,
 // still signed in, reloads the page to see them again.
 
-import { emitKit, frameError, rejectReloads, scan, setState, settleFailure } from "./frames.js";
-import { finish } from "./renewal.js";
+import { emitKit, frameError, quiesce, scan, setState, settleFailure } from "./frames.js";
 
 /** CHANNEL is the BroadcastChannel name the host script uses. */
 export var CHANNEL = "embedkit";
@@ -117,19 +116,7 @@ export function signedOut() {
 // {reason: "logout"} and what waits on it is rejected.
 export function endSignedOut() {
   scan().forEach(function (st) {
-    var r = st.remint;
-    clearTimeout(st.renewTimer);
-    clearTimeout(st.firstTimer);
-    st.renewTimer = st.firstTimer = 0;
-    st.renewDue = 0;
-    if (st.probe) {
-      st.probe();
-      st.probe = null;
-    }
-    if (r) {
-      finish(st, r);
-      rejectReloads(r, "session-ended", undefined, "the viewer logged out");
-    }
+    quiesce(st, "session-ended", "the viewer logged out");
     blank(st.el);
     if (st.state === "ended") return; // told once already
     st.ended = true;
