@@ -94,24 +94,11 @@ func (f frame) String() string {
 // FrameURL before the response header is written. Errors are those of
 // ErrorStatus; pass them to ErrorStatus to choose a status.
 func (k *Kit) FrameURL(w http.ResponseWriter, r *http.Request, t Target) (string, error) {
-	if err := t.check(); err != nil {
-		return "", fmt.Errorf("%w: target%w", ErrMisconfigured, err)
-	}
-	v, err := k.viewer(r)
+	v, src, decided, err := k.pageStart(r, t)
 	if err != nil {
 		return "", err
 	}
-	var src string
-	switch {
-	case r.Method == http.MethodHead:
-		// No body is sent for a HEAD, so no URL is needed: it checks the
-		// viewer and mints nothing, as at the frame endpoint.
-	case !k.cfg.Origins.InsecureMintOnCrossSiteNavigation && !k.frameSourceAllowed(r):
-		src, err = k.arrivalFrameSrc(r, t)
-		if err != nil {
-			return "", err
-		}
-	default:
+	if !decided {
 		f, err := k.mint(w, r, v, string(t.Kind), t, "", "", false)
 		if err != nil {
 			return "", err
@@ -123,6 +110,32 @@ func (k *Kit) FrameURL(w http.ResponseWriter, r *http.Request, t Target) (string
 		w.Header().Set("Cache-Control", "no-store")
 	}
 	return src, nil
+}
+
+// pageStart is what a page's frame (FrameURL, PageFrame) decides before
+// any mint: the target is checked and the viewer read (its errors are the
+// page's), and decided reports an iframe src that needs no mint: none for
+// a HEAD, which sends no body (it checks the viewer and mints nothing, as
+// at the frame endpoint), and the frame endpoint's for a page another
+// site navigated to (arrivalFrameSrc).
+func (k *Kit) pageStart(r *http.Request, t Target) (v *Viewer, src string, decided bool, err error) {
+	if err := t.check(); err != nil {
+		return nil, "", false, fmt.Errorf("%w: target%w", ErrMisconfigured, err)
+	}
+	if v, err = k.viewer(r); err != nil {
+		return nil, "", false, err
+	}
+	switch {
+	case r.Method == http.MethodHead:
+		return v, "", true, nil
+	case !k.cfg.Origins.InsecureMintOnCrossSiteNavigation && !k.frameSourceAllowed(r):
+		src, err = k.arrivalFrameSrc(r, t)
+		if err != nil {
+			return nil, "", false, err
+		}
+		return v, src, true, nil
+	}
+	return v, "", false, nil
 }
 
 // ArrivalParam is the query parameter FrameURL adds to the frame

@@ -1,7 +1,6 @@
 package middleware
 
 import (
-	"fmt"
 	"log/slog"
 	"net/http"
 	"reflect"
@@ -79,10 +78,7 @@ type PageFrame struct {
 // @templ.Flush() { ... }. A PageFrame whose URL is never called mints
 // nothing (the mint limit was taken all the same).
 func (k *Kit) PageFrame(w http.ResponseWriter, r *http.Request, t Target) (*PageFrame, error) {
-	if err := t.check(); err != nil {
-		return nil, fmt.Errorf("%w: target%w", ErrMisconfigured, err)
-	}
-	v, err := k.viewer(r)
+	v, src, decided, err := k.pageStart(r, t)
 	if err != nil {
 		return nil, err
 	}
@@ -90,15 +86,8 @@ func (k *Kit) PageFrame(w http.ResponseWriter, r *http.Request, t Target) (*Page
 	name, fallback, endpoint := k.endpointFrame(t)
 	_, scoped := k.cfg.Store.(RequestScoped)
 	switch {
-	case r.Method == http.MethodHead:
-		// No body is sent for a HEAD: no URL is needed and nothing is
-		// minted, as at the frame endpoint.
-		f.decided = true
-	case !k.cfg.Origins.InsecureMintOnCrossSiteNavigation && !k.frameSourceAllowed(r):
-		if f.src, err = k.arrivalFrameSrc(r, t); err != nil {
-			return nil, err
-		}
-		f.decided = true
+	case decided:
+		f.src, f.decided = src, true
 	case scoped || !endpoint || w == nil:
 		// The store writes the response's header, or no fallback could
 		// stand in for a failed mint: mint before the page is written.
