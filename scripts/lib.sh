@@ -31,35 +31,51 @@ start_redis() {
 # arguments given, waits until it listens, and sets node_port to its port
 # (it runs in this shell, not in a $(...), so that the server's pid and
 # folder are kept for on_exit). A cluster node also listens on its port +
-# 10000 (the cluster bus), so every port is taken from 20000-39999.
+# 10000 (the cluster bus), so every port is taken from 20000-32767.
 redis_node() {
-	local dir port
+	local dir port pid attempt i
 	node_port=""
-	dir="$(mktemp -d)"
-	cleanup_paths+=("$dir")
-	while :; do
-		port=$((20000 + RANDOM % 20000))
-		if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null &&
-			! (exec 3<>"/dev/tcp/127.0.0.1/$((port + 10000))") 2>/dev/null; then
-			break
-		fi
-	done
-	redis-server --bind 127.0.0.1 --port "$port" --save "" --appendonly no \
-		--dir "$dir" --daemonize no "$@" >"$dir/redis.log" 2>&1 &
-	redis_pids+=($!)
-	# A loaded machine can take a while to start it; not listening after
-	# 60 s is a failure, said with the server's log.
-	local i
-	for i in $(seq 600); do
-		if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
-		if ((i == 600)); then
+	# Ports below the kernel's ephemeral range (32768 and up on Linux), for
+	# the node and its cluster bus alike: an outgoing connection of any
+	# process may hold an ephemeral port, where no connect test sees it.
+	# A port taken between the test and redis-server's bind is tried again
+	# elsewhere.
+	for attempt in 1 2 3 4 5; do
+		dir="$(mktemp -d)" # a fresh one: a node that failed may have written nodes.conf
+		cleanup_paths+=("$dir")
+		while :; do
+			port=$((20000 + RANDOM % 2768))
+			if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null &&
+				! (exec 3<>"/dev/tcp/127.0.0.1/$((port + 10000))") 2>/dev/null; then
+				break
+			fi
+		done
+		redis-server --bind 127.0.0.1 --port "$port" --save "" --appendonly no \
+			--dir "$dir" --daemonize no "$@" >"$dir/redis.log" 2>&1 &
+		pid=$!
+		# A loaded machine can take a while to start it; not listening
+		# after 60 s is a failure, said with the server's log.
+		for i in $(seq 600); do
+			if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+				redis_pids+=("$pid")
+				node_port="$port"
+				return 0
+			fi
+			if ! kill -0 "$pid" 2>/dev/null; then
+				break
+			fi
+			sleep 0.1
+		done
+		if kill -0 "$pid" 2>/dev/null || ! grep -q "Address already in use" "$dir/redis.log"; then
+			kill "$pid" 2>/dev/null || true
 			echo "redis-server did not listen on 127.0.0.1:$port within 60 s; its log:" >&2
 			cat "$dir/redis.log" >&2
 			exit 1
 		fi
-		sleep 0.1
 	done
-	node_port="$port"
+	echo "redis-server found no free port pair in 5 tries; its last log:" >&2
+	cat "$dir/redis.log" >&2
+	exit 1
 }
 
 # start_redis_cluster starts a three-node Redis Cluster on loopback for the
