@@ -470,3 +470,42 @@ func TestReadmeTypeScript(t *testing.T) {
 		})
 	}
 }
+
+// TestDocsStateTheHostScriptSize checks the size of the served script that
+// the README and docs/host-page.md state, "(`window.embedkit`, N KB, M KB
+// gzipped)", against the script a kit serves: each within 1 KB (1024
+// bytes) of the truth, so the figures follow the script as it grows.
+func TestDocsStateTheHostScriptSize(t *testing.T) {
+	t.Parallel()
+	tk := newTestKit(t, nil)
+	f := tk.hostJS
+	size, gz := len(f.body), len(f.gz())
+	stated := regexp.MustCompile("\\(`window\\.embedkit`, (?:about )?([0-9]+) KB(?: unminified)?, ([0-9]+) KB gzipped")
+	near := func(kb string, n int) bool {
+		k, err := strconv.Atoi(kb)
+		return err == nil && abs(k*1024-n) <= 1024
+	}
+	for _, doc := range []string{filepath.Join("..", "README.md"), filepath.Join("..", "docs", "host-page.md")} {
+		b, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := stated.FindAllStringSubmatch(string(b), -1)
+		if len(found) == 0 {
+			t.Errorf("%s does not state the served script's size as (`window.embedkit`, N KB, M KB gzipped)", doc)
+		}
+		for _, m := range found {
+			if !near(m[1], size) || !near(m[2], gz) {
+				t.Errorf("%s states %q; the script a kit serves is %d bytes, %d gzipped: write %d KB, %d KB gzipped",
+					doc, m[0], size, gz, (size+512)/1024, (gz+512)/1024)
+			}
+		}
+	}
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
