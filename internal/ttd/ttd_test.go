@@ -18,7 +18,9 @@ import (
 	"html/template"
 	"io"
 	"log/slog"
+	"math"
 	"math/big"
+	mrand "math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -46,6 +48,7 @@ import (
 var (
 	ttdRuns  = flag.Int("ttd.runs", 10, "BenchmarkTimeToDashboard: cold loads (each followed by a warm reload) of each page")
 	ttdDelay = flag.Duration("ttd.delay", DefaultDelay, "BenchmarkTimeToDashboard: one-way delay of each origin's proxy")
+	ttdPages = flag.String("ttd.pages", "", "BenchmarkTimeToDashboard: comma-separated pages to measure besides pageframe, best and flush (default: all)")
 )
 
 // The names the browser reaches the two origins by; --host-resolver-rules
@@ -577,6 +580,10 @@ func BenchmarkTimeToDashboard(b *testing.B) {
 }
 
 func timeToDashboard(b *testing.B) {
+	variants, err := selectVariants(*ttdPages)
+	if err != nil {
+		b.Fatal(err)
+	}
 	be := newBench(b)
 	browser := be.browser(b)
 
@@ -645,6 +652,16 @@ func timeToDashboard(b *testing.B) {
 	b.ReportMetric(xFloor, "x-floor")
 	b.ReportMetric(xFloorWarm, "x-floor-warm")
 	fmt.Printf("x-floor (%s, the README's default / flush, median ready): cold %.3f, warm %.3f; goal <= 1.00\n", variants[0].name, xFloor, xFloorWarm)
+	readyOf := func(l load) float64 { return l.Ready }
+	for _, m := range []struct {
+		name        string
+		page, floor []load
+	}{{"cold", cold[0], cold[floor]}, {"warm", warm[0], warm[floor]}} {
+		a, f := field(m.page, readyOf), field(m.floor, readyOf)
+		lo, hi := ratioInterval(a, f, 0.95)
+		fmt.Printf("  %s: 95%% interval of x-floor %.3f–%.3f (the rounds resampled, %d each); median of the rounds' own ratios %.3f\n",
+			m.name, lo, hi, len(a), median(pairedRatios(a, f)))
+	}
 	fmt.Printf("x-best (%s / best, median ready): cold %.3f, warm %.3f\n", variants[0].name, xBest, xBestWarm)
 	fmt.Println("each page / flush, median ready, cold and warm:")
 	for i, v := range variants {
@@ -669,6 +686,72 @@ func timeToDashboard(b *testing.B) {
 			}
 		}
 	}
+}
+
+// selectVariants returns the pages named in list (comma-separated) with
+// the three every run measures, pageframe, best and flush, in the order of
+// variants; all of them for an empty list.
+func selectVariants(list string) ([]variant, error) {
+	if strings.TrimSpace(list) == "" {
+		return variants, nil
+	}
+	want := map[string]bool{"pageframe": true, "best": true, "flush": true}
+	for name := range strings.SplitSeq(list, ",") {
+		name = strings.TrimSpace(name)
+		if !slices.ContainsFunc(variants, func(v variant) bool { return v.name == name }) {
+			return nil, fmt.Errorf("ttd: -ttd.pages names %q, which is not a page (the pages: %s)", name, strings.Join(variantNames(), ", "))
+		}
+		want[name] = true
+	}
+	var out []variant
+	for _, v := range variants {
+		if want[v.name] {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+func variantNames() []string {
+	names := make([]string, len(variants))
+	for i, v := range variants {
+		names[i] = v.name
+	}
+	return names
+}
+
+// ratioInterval is a bootstrap interval, at the given confidence, of
+// median(a) / median(b), where a[i] and b[i] were measured in the same
+// round: the rounds are resampled with replacement, pairs kept together,
+// so that a phase of the machine that slowed a round slows both pages. The
+// generator's seed is fixed: the same loads give the same interval.
+func ratioInterval(a, b []float64, confidence float64) (lo, hi float64) {
+	n := min(len(a), len(b))
+	if n == 0 {
+		return 0, 0
+	}
+	const resamples = 4000
+	rng := mrand.New(mrand.NewPCG(1, 2))
+	ratios := make([]float64, resamples)
+	ra, rb := make([]float64, n), make([]float64, n)
+	for k := range ratios {
+		for i := range n {
+			j := rng.IntN(n)
+			ra[i], rb[i] = a[j], b[j]
+		}
+		ratios[k] = median(ra) / median(rb)
+	}
+	tail := (1 - confidence) / 2
+	return quantile(ratios, tail), quantile(ratios, 1-tail)
+}
+
+// pairedRatios is a[i] / b[i], round by round.
+func pairedRatios(a, b []float64) []float64 {
+	out := make([]float64, min(len(a), len(b)))
+	for i := range out {
+		out[i] = a[i] / b[i]
+	}
+	return out
 }
 
 func field(ls []load, f func(load) float64) []float64 {
@@ -717,6 +800,60 @@ func TestQuantile(t *testing.T) {
 	}
 	if variants[0].name != "pageframe" || variants[len(variants)-2].name != "best" || variants[len(variants)-1].name != "flush" {
 		t.Fatal("x-floor divides the first variant (the README's default) by the last (the flushing floor), x-best by the one before it")
+	}
+}
+
+// TestRatioInterval checks the interval of x-floor the benchmark prints.
+func TestRatioInterval(t *testing.T) {
+	same := []float64{600, 610, 620, 630, 640, 650, 660}
+	if lo, hi := ratioInterval(same, same, 0.95); lo != 1 || hi != 1 {
+		t.Errorf("a page against itself: interval %v–%v, want 1–1", lo, hi)
+	}
+	slower := make([]float64, len(same))
+	for i, v := range same {
+		slower[i] = v * 1.1
+	}
+	if lo, hi := ratioInterval(slower, same, 0.95); math.Abs(lo-1.1) > 1e-9 || math.Abs(hi-1.1) > 1e-9 {
+		t.Errorf("a page 10%% slower in every round: interval %v–%v, want 1.1–1.1", lo, hi)
+	}
+	// Pairs stay together: a round that is slow for both pages moves the
+	// ratio of neither.
+	a := []float64{600, 900, 610, 1200, 620}
+	b := []float64{600, 900, 610, 1200, 620}
+	if lo, hi := ratioInterval(a, b, 0.95); lo != 1 || hi != 1 {
+		t.Errorf("slow rounds shared by both pages: interval %v–%v, want 1–1", lo, hi)
+	}
+	noisy := []float64{590, 640, 600, 660, 610, 700, 620}
+	if lo, hi := ratioInterval(noisy, same, 0.95); !(lo < 1 && hi > 1) || lo > hi {
+		t.Errorf("a page that is sometimes faster, sometimes slower: interval %v–%v, want one around 1", lo, hi)
+	}
+	if got := pairedRatios([]float64{2, 9}, []float64{1, 3}); !slices.Equal(got, []float64{2, 3}) {
+		t.Errorf("pairedRatios = %v, want [2 3]", got)
+	}
+	if lo, hi := ratioInterval(nil, nil, 0.95); lo != 0 || hi != 0 {
+		t.Errorf("no loads: interval %v–%v, want 0–0", lo, hi)
+	}
+}
+
+// TestSelectVariants checks -ttd.pages.
+func TestSelectVariants(t *testing.T) {
+	all, err := selectVariants("")
+	if err != nil || len(all) != len(variants) {
+		t.Fatalf("no list: %d pages, %v; want all %d", len(all), err, len(variants))
+	}
+	got, err := selectVariants(" flushjs ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, v := range got {
+		names = append(names, v.name)
+	}
+	if want := []string{"pageframe", "flushjs", "best", "flush"}; !slices.Equal(names, want) {
+		t.Errorf("-ttd.pages flushjs: %v, want %v (the README's page first, the floor last)", names, want)
+	}
+	if _, err := selectVariants("pageframe,nosuch"); err == nil || !strings.Contains(err.Error(), `"nosuch"`) {
+		t.Errorf("an unknown page: %v, want an error naming it", err)
 	}
 }
 
