@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"fmt"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -498,4 +499,82 @@ func TestFaultRedisLogoutDuringOutage(t *testing.T) {
 			embedkittest.AssertLive(t, p, "bob")
 		})
 	}
+}
+
+// TestFaultRedisLogoutWhileIdsNodeHangs: on a Redis Cluster, the node
+// that holds a login's minted ids hangs during its logout, while the
+// nodes of the ended logins answer. The logout records the ended login,
+// gives up on taking the ids at the timeout and keeps the take; the
+// command the node was sent runs when it resumes, after the kit stopped
+// waiting for its answer. Every embed session of the login must still be
+// revoked once the node is back (the store's take reads, then deletes
+// only what it read, so a read given up on removes nothing), and
+// another login's sessions stay live.
+func TestFaultRedisLogoutWhileIdsNodeHangs(t *testing.T) {
+	d := newRedisDeployment(t, true)
+	c := d.client(t)
+	p := embedkittest.NewPlatform(t)
+	a := newRedisHost(t, p, c)
+	// A login whose ids live on a node other than those of its ended
+	// logins, so that the logout's login check and its record answer.
+	login := ""
+	for n := 1; n <= 100 && login == ""; n++ {
+		l := fmt.Sprintf("login-%d", n)
+		ids := d.nodeOf(t, c, redisPrefix+"k:"+redisDigest("s:"+l))
+		if ids != d.nodeOf(t, c, redisPrefix+"ended:s:"+redisDigest("ana")) && ids != d.nodeOf(t, c, redisPrefix+"ended:k:"+redisDigest(l)) {
+			login = l
+		}
+	}
+	if login == "" {
+		t.Fatal("no login key of 100 puts its ids on a node of their own")
+	}
+	ana := a.browser(t)
+	a.signIn(t, ana, "ana", login)
+	for range 2 {
+		if got := a.do(t, ana, http.MethodGet, middleware.DefaultFramePrefix+"sales", "", nil); got.status != http.StatusSeeOther {
+			t.Fatalf("frame load before the fault: %d", got.status)
+		}
+	}
+	bob := a.browser(t)
+	a.signIn(t, bob, "bob", "login-of-bob")
+	if got := a.do(t, bob, http.MethodGet, middleware.DefaultFramePrefix+"sales", "", nil); got.status != http.StatusSeeOther {
+		t.Fatalf("another login's frame load: %d", got.status)
+	}
+
+	node := d.nodeOf(t, c, redisPrefix+"k:"+redisDigest("s:"+login))
+	node.Pause(t)
+	resumed := false
+	t.Cleanup(func() {
+		if !resumed {
+			node.Resume(t)
+		}
+	})
+	out := a.do(t, ana, http.MethodPost, "/logout", "", nil)
+	t.Logf("the ids' node hung: logout answered %d in %s", out.status, out.took.Round(10*time.Millisecond))
+	if bound := 2*redisstore.DefaultTimeout + redisSlack; out.status != http.StatusSeeOther || out.took > bound {
+		t.Errorf("logout while the ids' node hangs: %d after %s, want 303 within %s", out.status, out.took, bound)
+	}
+	// Let the kept take be tried against the hung node too.
+	time.Sleep(redisstore.DefaultTimeout)
+	node.Resume(t)
+	resumed = true
+	back := time.Now()
+	for {
+		live := 0
+		for _, s := range p.Emulator().Sessions() {
+			if s.ExternalID == "ana" && s.State != "revoked" {
+				live++
+			}
+		}
+		if live == 0 {
+			t.Logf("the node resumed: every embed session of the login revoked within %s", time.Since(back).Round(100*time.Millisecond))
+			break
+		}
+		if time.Since(back) > 30*time.Second {
+			t.Fatalf("30 s after the ids' node resumed, %d embed sessions of ana are still live: the hung take removed them unseen", live)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	embedkittest.AssertRevoked(t, p, "ana")
+	embedkittest.AssertLive(t, p, "bob")
 }

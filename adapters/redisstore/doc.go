@@ -59,13 +59,16 @@
 //     replaces that record. Add to a full key moves the record that
 //     expires first to the revoke queue. Add of a record without a session id returns an error.
 //   - Take removes and returns the live records under key, in no particular
-//     order, reading and deleting in one transaction. Take of a missing key
-//     returns no records and a nil error; so does Take of a key whose
-//     records have all expired.
+//     order: it reads them, then deletes those it read and returns the ones
+//     it deleted, so two Takes never return one record. Take of a missing
+//     key returns no records and a nil error; so does Take of a key whose
+//     records have all expired. When the delete does not answer, Take
+//     returns what it read, with a nil error (see Timeouts).
 //   - TakeSubject removes and returns the live records of one subject under
 //     every host session key, leaving other subjects' records in place.
 //     TakeSubject of a subject without records returns no records and a nil
-//     error. Subjects are compared exactly, as strings. On an error it
+//     error. Subjects are compared exactly, as strings. It takes each host
+//     session as Take does. On an error it
 //     returns the records it had already removed along with the error, so
 //     that the caller can still revoke them.
 //   - Defer queues records for a later revoke attempt, each due at its
@@ -90,8 +93,9 @@
 // of one hash slot only, as Redis Cluster requires; reads of keys in
 // different slots (EndedLogins.LoginEnded reads a session's record, its
 // subject's and its provider session's) are separate commands in one pipeline, which a ClusterClient
-// sends to each key's node. TakeSubject is atomic per host session, not
-// across them.
+// sends to each key's node. A take (Take, and TakeSubject per host session)
+// is a read and then one script that deletes what was read and returns
+// what it deleted, so concurrent takes split the records between them.
 //
 // With Redis Cluster, a prefix may hold "{" and "}" only as a hash tag
 // ("{app}:"), which then puts every key of the store in one slot; braces
@@ -115,7 +119,14 @@
 // its own goroutine, and the method returns at the deadline with an error
 // wrapping context.DeadlineExceeded while go-redis finishes in the
 // background. A command a hung node reads after the deadline still runs
-// when the node resumes: a Take given up on may have removed its records.
+// when the node resumes, so no write is given up on where that could lose
+// a record: Take and TakeSubject read first and delete second, each call
+// bounded. A read given up on changed nothing: the records stay for the
+// next Take (the middleware's Kit keeps a logout's take and retries it
+// once Redis answers). A delete given up on may run later, so the records
+// read are returned all the same, for the caller to revoke; if the delete
+// never ran, a later Take returns them again, and a revoke of a revoked
+// session changes nothing.
 // docs/reliability.md (Redis) has the measured answer times of a hung
 // node, a stopped node and a whole Cluster down.
 //

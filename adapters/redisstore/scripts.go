@@ -124,41 +124,40 @@ end
 return 1
 `)
 
-// takeSubjectScript removes the records of one subject from a host
-// session and returns the live ones as session id, value pairs.
+// takeOwnedScript deletes the given records of a host session and
+// returns those it deleted, as session id, value pairs: the second step of
+// a take, after the caller read the records. A record another take
+// deleted first is not returned, so no record goes to two takes; one
+// added after the read is not named, so it stays. The keys then expire
+// with the last record left.
 //
 //	KEYS[1]  records hash
 //	KEYS[2]  its expiry index
-//	ARGV     subject, now
-var takeSubjectScript = redis.NewScript(`
+//	ARGV     the session ids read
+var takeOwnedScript = redis.NewScript(`
 local key, index = KEYS[1], KEYS[2]
-local subject = ARGV[1]
-local now = tonumber(ARGV[2])
-local all = redis.call('HGETALL', key)
 local out = {}
-local latest = 0
-for i = 1, #all, 2 do
-  local v = all[i + 1]
-  local sp = string.find(v, ' ', 1, true)
-  local e = tonumber(string.sub(v, 1, sp - 1))
-  if string.sub(v, sp + 1) == subject then
-    redis.call('HDEL', key, all[i])
-    redis.call('ZREM', index, all[i])
-    if e > now then
-      out[#out + 1] = all[i]
-      out[#out + 1] = v
-    end
-  elseif e <= now then
-    redis.call('HDEL', key, all[i])
-    redis.call('ZREM', index, all[i])
-  elseif e > latest then
-    latest = e
+for i = 1, #ARGV do
+  local v = redis.call('HGET', key, ARGV[i])
+  if v then
+    redis.call('HDEL', key, ARGV[i])
+    redis.call('ZREM', index, ARGV[i])
+    out[#out + 1] = ARGV[i]
+    out[#out + 1] = v
   end
 end
-if latest > 0 then
-  redis.call('PEXPIREAT', key, latest)
-  redis.call('PEXPIREAT', index, latest)
+local rest = redis.call('HGETALL', key)
+if #rest == 0 then
+  redis.call('DEL', key, index)
+  return out
 end
+local latest = 0
+for i = 2, #rest, 2 do
+  local e = tonumber(string.sub(rest[i], 1, string.find(rest[i], ' ', 1, true) - 1))
+  if e > latest then latest = e end
+end
+redis.call('PEXPIREAT', key, latest)
+redis.call('PEXPIREAT', index, latest)
 return out
 `)
 

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -38,6 +39,9 @@ type Store struct {
 	now       func() time.Time
 	timeout   time.Duration // WithTimeout
 	queueKeys []string
+	// afterRead, when set (by tests), runs between a take's read and its
+	// delete.
+	afterRead func()
 }
 
 var (
@@ -209,35 +213,65 @@ func runScripts(ctx context.Context, c redis.UniversalClient, calls []scriptCall
 }
 
 // Take removes and returns every record under key whose ExpiresAt has not
-// passed, reading and deleting in one transaction. Take of a missing key
-// returns no records and a nil error.
+// passed. Take of a missing key returns no records and a nil error.
+//
+// It reads the records, then deletes those it read and returns the ones
+// it deleted (takeOwnedScript): two calls, each under its own bound, so
+// that no answer lost to a node that hangs can lose a record. A read
+// given up on changed nothing, and a later Take finds every record. A
+// delete given up on may still run when the node resumes, so Take then
+// returns what it read, with a nil error, for the caller to revoke; if
+// the delete never ran, a later Take returns those records again (a
+// revoke of a revoked session changes nothing). Two Takes of one key
+// each return only the records they deleted, so none is returned twice.
 func (s *Store) Take(ctx context.Context, key string) ([]middleware.Minted, error) {
-	return bounded(ctx, s.timeout, func(ctx context.Context) ([]middleware.Minted, error) { return s.take(ctx, key) })
+	return s.takeRead(ctx, s.recordsKey(digest(key)), nil, "take")
 }
 
-func (s *Store) take(ctx context.Context, key string) ([]middleware.Minted, error) {
-	rk := s.recordsKey(digest(key))
-	var all *redis.MapStringStringCmd
-	_, err := s.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		all = p.HGetAll(ctx, rk)
-		p.Del(ctx, rk, s.expiryKey(rk))
-		return nil
+// takeRead takes the records of the host session whose records hash is
+// rk: those of every subject, or of subject alone when it is not nil.
+func (s *Store) takeRead(ctx context.Context, rk string, subject *string, op string) ([]middleware.Minted, error) {
+	all, err := bounded(ctx, s.timeout, func(ctx context.Context) (map[string]string, error) {
+		return s.client.HGetAll(ctx, rk).Result()
 	})
 	if err != nil {
-		return nil, fmt.Errorf("redisstore: take: %w", err)
+		return nil, fmt.Errorf("redisstore: %s: %w", op, err)
 	}
-	now := s.now().UnixMilli()
-	var out []middleware.Minted
-	for id, v := range all.Val() {
+	read := make(map[string]middleware.Minted, len(all))
+	ids := make([]any, 0, len(all))
+	for id, v := range all {
 		m, err := parseRecord(id, v)
 		if err != nil {
-			return nil, fmt.Errorf("redisstore: take: %w", err)
+			return nil, fmt.Errorf("redisstore: %s: %w", op, err)
 		}
-		if m.ExpiresAt.UnixMilli() > now {
-			out = append(out, m)
+		if subject != nil && m.Subject != *subject {
+			continue
 		}
+		read[id] = m
+		ids = append(ids, id)
 	}
-	return out, nil
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	if s.afterRead != nil {
+		s.afterRead()
+	}
+	pairs, err := bounded(ctx, s.timeout, func(ctx context.Context) ([]string, error) {
+		return takeOwnedScript.Run(ctx, s.client, []string{rk, s.expiryKey(rk)}, ids...).StringSlice()
+	})
+	var taken []middleware.Minted
+	if err != nil {
+		// The read answered; the delete did not. What was read goes back
+		// to the caller, to be revoked: dropping it would lose it if the
+		// delete runs when the node resumes.
+		for _, m := range read {
+			taken = append(taken, m)
+		}
+	} else if taken, err = parsePairs(pairs); err != nil {
+		return nil, fmt.Errorf("redisstore: %s: %w", op, err)
+	}
+	now := s.now().UnixMilli()
+	return slices.DeleteFunc(taken, func(m middleware.Minted) bool { return m.ExpiresAt.UnixMilli() <= now }), nil
 }
 
 // TakeSubject removes and returns every record whose Subject is subject,
@@ -245,34 +279,27 @@ func (s *Store) take(ctx context.Context, key string) ([]middleware.Minted, erro
 // other subjects stay. Subjects are compared exactly. TakeSubject of a
 // subject without records returns no records and a nil error.
 //
-// Each host session is handled atomically, not all of them at once: a
-// record added for subject while TakeSubject runs is either returned or
-// left in the store.
+// Each host session is taken as Take takes one (read, then delete what
+// was read), not all of them at once: a record added for subject while
+// TakeSubject runs is either returned or left in the store.
 func (s *Store) TakeSubject(ctx context.Context, subject string) ([]middleware.Minted, error) {
-	return bounded(ctx, s.timeout, func(ctx context.Context) ([]middleware.Minted, error) { return s.takeSubject(ctx, subject) })
-}
-
-func (s *Store) takeSubject(ctx context.Context, subject string) ([]middleware.Minted, error) {
 	now := s.now().UnixMilli()
-	keys, err := s.client.ZRangeByScore(ctx, s.indexKey(subject), &redis.ZRangeBy{
-		Min: "(" + strconv.FormatInt(now, 10),
-		Max: "+inf",
-	}).Result()
+	keys, err := bounded(ctx, s.timeout, func(ctx context.Context) ([]string, error) {
+		return s.client.ZRangeByScore(ctx, s.indexKey(subject), &redis.ZRangeBy{
+			Min: "(" + strconv.FormatInt(now, 10),
+			Max: "+inf",
+		}).Result()
+	})
 	if err != nil {
 		return nil, fmt.Errorf("redisstore: take subject: %w", err)
 	}
 	var out []middleware.Minted
 	for _, kd := range keys {
-		rk := s.recordsKey(kd)
-		pairs, err := takeSubjectScript.Run(ctx, s.client, []string{rk, s.expiryKey(rk)}, subject, now).StringSlice()
-		if err != nil {
-			return out, fmt.Errorf("redisstore: take subject: %w", err)
-		}
-		ms, err := parsePairs(pairs)
-		if err != nil {
-			return out, fmt.Errorf("redisstore: take subject: %w", err)
-		}
+		ms, err := s.takeRead(ctx, s.recordsKey(kd), &subject, "take subject")
 		out = append(out, ms...)
+		if err != nil {
+			return out, err
+		}
 	}
 	return out, nil
 }

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"net"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/embedkit/embedkit/internal/testredis"
 	"github.com/embedkit/embedkit/middleware"
 )
 
@@ -129,4 +131,82 @@ func TestBoundedKeepsAnAnswerAtTheDeadline(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTakeLosesNothingToAHungNode: a node that hangs during a take and
+// resumes later runs the commands it was sent meanwhile, after the store
+// gave up on them. No record may be lost to that:
+//   - the read hangs: Take fails, and once the node resumes the next Take
+//     returns every record (a take that read and deleted in one command
+//     lost them: it ran on resume and its answer was dropped);
+//   - the delete hangs after the read answered: Take returns what it
+//     read, and once the delete has run a later Take returns nothing
+//     more, so no record is returned twice.
+func TestTakeLosesNothingToAHungNode(t *testing.T) {
+	const timeout = 300 * time.Millisecond
+	srv := testredis.NewServer(t)
+	client := redis.NewClient(&redis.Options{Addr: srv.Addr})
+	t.Cleanup(func() { _ = client.Close() })
+	s := New(client, WithTimeout(timeout))
+	ctx := t.Context()
+	exp := time.Now().Add(time.Hour)
+	for _, a := range []struct{ key, id, subject string }{
+		{"k", "a1", "alice"}, {"k", "b1", "bob"}, {"j", "a2", "alice"}, {"j", "b2", "bob"},
+	} {
+		if err := s.Add(ctx, a.key, minted(a.id, a.subject, exp)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// settle lets the node run what it was sent while it hung.
+	settle := func() {
+		t.Helper()
+		time.Sleep(3 * timeout)
+		if err := client.Ping(ctx).Err(); err != nil {
+			t.Fatalf("the node after it resumed: %v", err)
+		}
+	}
+
+	t.Run("the read hangs", func(t *testing.T) {
+		srv.Pause(t)
+		_, err := s.Take(ctx, "k")
+		_, serr := s.TakeSubject(ctx, "alice")
+		srv.Resume(t)
+		if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(serr, context.DeadlineExceeded) {
+			t.Fatalf("Take and TakeSubject while the node hangs: %v, %v; want errors wrapping context.DeadlineExceeded", err, serr)
+		}
+		settle()
+		got, err := s.Take(ctx, "k")
+		if err != nil || !slices.Equal(ids(got), []string{"a1", "b1"}) {
+			t.Errorf("Take after the node resumed: %v, %v; want [a1 b1], the records the hung take did not return", ids(got), err)
+		}
+	})
+
+	t.Run("the delete hangs", func(t *testing.T) {
+		if err := s.Add(ctx, "m", minted("a3", "alice", exp)); err != nil {
+			t.Fatal(err)
+		}
+		s.afterRead = func() { srv.Pause(t) }
+		got, err := s.Take(ctx, "j")
+		srv.Resume(t)
+		if err != nil || !slices.Equal(ids(got), []string{"a2", "b2"}) {
+			t.Errorf("Take whose delete hung: %v, %v; want [a2 b2], what it read, and no error", ids(got), err)
+		}
+		settle()
+		// TakeSubject reads each host session of alice's in turn; the
+		// node hangs after the read of m's, so a later read may fail:
+		// what was read is returned with that error, to be revoked.
+		got, err = s.TakeSubject(ctx, "alice")
+		s.afterRead = nil
+		srv.Resume(t)
+		if !slices.Equal(ids(got), []string{"a3"}) {
+			t.Errorf("TakeSubject whose delete hung: %v (error %v); want [a3], what it read", ids(got), err)
+		}
+		settle()
+		if got, err := s.Take(ctx, "j"); err != nil || len(got) != 0 {
+			t.Errorf("Take once the hung delete ran: %v, %v; want nothing (no record twice)", ids(got), err)
+		}
+		if got, err := s.TakeSubject(ctx, "alice"); err != nil || len(got) != 0 {
+			t.Errorf("TakeSubject once the hung delete ran: %v, %v; want nothing (no record twice)", ids(got), err)
+		}
+	})
 }
