@@ -111,8 +111,10 @@
 //
 // # Timeouts
 //
-// Every method call is bounded by WithTimeout, DefaultTimeout (3 s) unless
-// set, and by the caller's context, whichever ends first, whatever the
+// Every call a method makes to Redis is bounded by WithTimeout,
+// DefaultTimeout (3 s) unless set, and by the caller's context, whichever
+// ends first (most methods make one; Take makes two, a read and a delete,
+// and TakeSubject one for the subject's index and two per host session), whatever the
 // client's options: go-redis's defaults wait 35 to 40 seconds a call on a node
 // that hangs (a stopped process, a network partition), and
 // EndedLogins.LoginEnded runs on every signed-in request. The call runs in
