@@ -31,6 +31,8 @@ func TestListDeploymentsPagination(t *testing.T) {
 		{"offset", "?offset=2&limit=2", "ek_admin_all", []string{"3"}, offsetPage{2, 2, 3}},
 		{"past the end", "?offset=9", "ek_admin_all", []string{}, offsetPage{9, 20, 3}},
 		{"limit zero", "?limit=0", "ek_admin_all", []string{}, offsetPage{0, 0, 3}},
+		{"largest limit", "?offset=1&limit=9223372036854775807", "ek_admin_all", []string{"2", "3"}, offsetPage{1, 9223372036854775807, 3}},
+		{"largest offset and limit", "?offset=9223372036854775807&limit=9223372036854775807", "ek_admin_all", []string{}, offsetPage{9223372036854775807, 9223372036854775807, 3}},
 		{"scoped key", "", "ek_admin_d2", []string{"2"}, offsetPage{0, 20, 1}},
 	}
 	for _, tt := range tests {

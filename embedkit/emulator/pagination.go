@@ -52,10 +52,12 @@ func (s *Server) parseOffsetLimit(w http.ResponseWriter, r *http.Request) (offse
 	return offset, limit, true
 }
 
-// window returns the bounds of the offset page within n items.
+// window returns the bounds of the offset page within n items. offset
+// and limit are non-negative, and may be as large as an int holds: lo+limit
+// is never computed, since it could overflow.
 func window(n, offset, limit int) (lo, hi int) {
 	lo = min(offset, n)
-	hi = min(lo+limit, n)
+	hi = lo + min(limit, n-lo)
 	return lo, hi
 }
 
