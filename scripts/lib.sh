@@ -2,7 +2,9 @@
 # from a script that runs with `set -euo pipefail`.
 
 # step prints a section heading.
-step() { printf '\n== %s\n' "$*"; }
+# step starts a step of the script's output; it says how long the script
+# has run, so a slow step shows in CI's log.
+step() { printf '\n== %s (at %dm%02ds)\n' "$*" $((SECONDS / 60)) $((SECONDS % 60)); }
 
 # Everything listed in cleanup_paths is removed, and the redis-servers
 # started by start_redis and start_redis_cluster stopped, when the script
