@@ -593,3 +593,27 @@ func TestRouterExamplesCompile(t *testing.T) {
 		}
 	}
 }
+
+// TestDocsStateTheFuzzCount checks the number of inputs docs/developing.md
+// says each fuzz target runs against the default of scripts/test.sh.
+func TestDocsStateTheFuzzCount(t *testing.T) {
+	script, err := os.ReadFile(filepath.Join(root, "scripts", "test.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`fuzz_execs="\$\{FUZZ_EXECS:-([0-9]+)\}"`).FindSubmatch(script)
+	if m == nil {
+		t.Fatal(`scripts/test.sh sets no default fuzz_execs="${FUZZ_EXECS:-N}"`)
+	}
+	page, err := os.ReadFile(filepath.Join(root, "docs", "developing.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stated := regexp.MustCompile(`([0-9][0-9,]*) inputs each`).FindSubmatch(page)
+	if stated == nil {
+		t.Fatal("docs/developing.md does not say how many inputs each fuzz target runs (\"N inputs each\")")
+	}
+	if got := strings.ReplaceAll(string(stated[1]), ",", ""); got != string(m[1]) {
+		t.Errorf("docs/developing.md says %s inputs each; scripts/test.sh runs %s", stated[1], m[1])
+	}
+}
