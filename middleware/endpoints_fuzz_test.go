@@ -24,6 +24,8 @@ func FuzzKitEndpoints(f *testing.F) {
 	f.Add(uint8(0), "", "", `{"target":"dashboard/dash-sales"}{}`, "application/json", "cross-site", true)
 	f.Add(uint8(0), "", "", `[[[[`, "text/plain", "", false)
 	f.Add(uint8(1), "sales", "locale=xx&timezone=%00&arrival=1", "", "", "cross-site", true)
+	f.Add(uint8(1), "sales", "", "", "", "same-origin", true)
+	f.Add(uint8(1), "dashboard%2Fdash-sales", "locale=de-DE", "", "", "", true)
 	f.Add(uint8(1), "..%2f..%2fetc", "", "", "", "none", true)
 	f.Add(uint8(2), "sales", "", "", "", "same-origin", true)
 	f.Add(uint8(3), "", "v=0", "", "", "", false)
