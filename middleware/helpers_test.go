@@ -102,6 +102,9 @@ type mapStore struct {
 	byKey   map[string][]Minted
 	addErr  error
 	takeErr error
+	// takenWithErr makes Take remove and return the records with takeErr,
+	// as a store that removed them and then failed does.
+	takenWithErr bool
 }
 
 func newMapStore() *mapStore { return &mapStore{byKey: map[string][]Minted{}} }
@@ -119,12 +122,12 @@ func (s *mapStore) Add(_ context.Context, key string, m Minted) error {
 func (s *mapStore) Take(_ context.Context, key string) ([]Minted, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.takeErr != nil {
+	if s.takeErr != nil && !s.takenWithErr {
 		return nil, s.takeErr
 	}
 	ms := s.byKey[key]
 	delete(s.byKey, key)
-	return ms, nil
+	return ms, s.takeErr
 }
 
 func (s *mapStore) TakeSubject(_ context.Context, subject string) ([]Minted, error) {

@@ -161,6 +161,10 @@ func (k *Kit) applyKept(ctx context.Context, storeUp bool) error {
 		ms, err := k.cfg.Store.Take(sctx, key)
 		stop()
 		if err != nil {
+			// What was taken must still be revoked; the key stays kept.
+			if rerr := k.revokeAll(ctx, ms); rerr != nil {
+				k.cfg.Logger.LogAttrs(ctx, slog.LevelError, "embedkit: a kept logout's ids were taken but their failed revokes could not be queued", slog.String("error", rerr.Error()))
+			}
 			return fmt.Errorf("%w: taking a kept logout's ids: %w", ErrStore, err)
 		}
 		k.kept.mu.Lock()

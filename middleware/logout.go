@@ -174,10 +174,15 @@ func (k *Kit) revokeKey(ctx context.Context, s SessionStore, key string, keep bo
 	ms, err := s.Take(tctx, key)
 	cancel()
 	if err != nil {
-		if keep {
-			return k.keepTakeErr(key, err)
+		var revoked error
+		if len(ms) > 0 {
+			// What was taken must still be revoked.
+			revoked = k.revokeAll(ctx, ms)
 		}
-		return fmt.Errorf("%w: %w", ErrStore, err)
+		if keep {
+			return errors.Join(k.keepTakeErr(key, err), revoked)
+		}
+		return errors.Join(fmt.Errorf("%w: %w", ErrStore, err), revoked)
 	}
 	return k.revokeAll(ctx, ms)
 }

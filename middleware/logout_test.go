@@ -234,6 +234,27 @@ func TestRevokeStoreFailure(t *testing.T) {
 	}
 }
 
+// TestRevokeWhatATakeReturnedWithAnError: a store whose Take removed the
+// ids and then failed (redisstore reports a value it did not write that
+// way) returns them with its error: the logout revokes them all the same,
+// and says the store failed.
+func TestRevokeWhatATakeReturnedWithAnError(t *testing.T) {
+	tk := newTestKit(t, nil)
+	ana := mintFor(t, tk, "ana", 2)
+	tk.store.takeErr = errors.New("malformed record in redis (removed)")
+	tk.store.takenWithErr = true
+	err := tk.RevokeSessionKey(context.Background(), "hs-ana")
+	if !errors.Is(err, ErrStore) {
+		t.Errorf("err = %v, want ErrStore", err)
+	}
+	revoked := tk.platform.revokedIDs()
+	slices.Sort(revoked)
+	slices.Sort(ana)
+	if !slices.Equal(revoked, ana) {
+		t.Errorf("revoked %v, want the ids the failed Take returned, %v", revoked, ana)
+	}
+}
+
 // TestRevokeSchedule: the Kit owns the retry schedule. A failed revoke is
 // queued with its attempt count and a due time within Revoke.Backoff's
 // ceiling for that attempt; a flush before then tries nothing; each

@@ -32,7 +32,9 @@ type Minted struct {
 //     oldest to its RevokeQueue, if it has one, so the session is revoked
 //     rather than forgotten, and say so in its documentation.
 //   - Take removes and returns every record under key. Take of a missing
-//     key returns no records and a nil error.
+//     key returns no records and a nil error. Take may return records
+//     along with an error (it removed them, then failed); the Kit revokes
+//     them all the same.
 //
 // Implementations must be safe for concurrent use; Add and Take on the same
 // key must not lose a record (an Add that races a Take lands either in the

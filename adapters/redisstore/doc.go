@@ -58,17 +58,24 @@
 //     keeps nothing and returns nil. Add of a session id already under key
 //     replaces that record. Add to a full key moves the record that
 //     expires first to the revoke queue. Add of a record without a session id returns an error.
+//     Add drops a value the store did not write, as it drops an expired
+//     record.
 //   - Take removes and returns the live records under key, in no particular
 //     order: it reads them, then deletes those it read and returns the ones
 //     it deleted, so two Takes never return one record. Take of a missing
 //     key returns no records and a nil error; so does Take of a key whose
 //     records have all expired. When the delete does not answer, Take
-//     returns what it read, with a nil error (see Timeouts).
+//     returns what it read, with a nil error (see Timeouts). A value the
+//     store did not write (another program under the prefix, a damaged
+//     write) is removed with the rest and reported as an error, returned
+//     with the records read, which the caller must still revoke (the
+//     middleware's Kit does); the error never quotes the value.
 //   - TakeSubject removes and returns the live records of one subject under
 //     every host session key, leaving other subjects' records in place.
 //     TakeSubject of a subject without records returns no records and a nil
 //     error. Subjects are compared exactly, as strings. It takes each host
-//     session as Take does. On an error it
+//     session as Take does, and goes on past one that held a value it
+//     did not write, reporting that at the end. On an error it
 //     returns the records it had already removed along with the error, so
 //     that the caller can still revoke them.
 //   - Defer queues records for a later revoke attempt, each due at its

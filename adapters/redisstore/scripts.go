@@ -24,7 +24,8 @@ import "github.com/redis/go-redis/v9"
 //	KEYS[2]  its expiry index
 //	ARGV     session id, expiry, subject, now, max records, indexFrom
 //
-// It drops expired records, then the records that expire first while the
+// It drops expired records (a value it did not write counts as one), then
+// the records that expire first while the
 // key holds more than the maximum, and makes the keys expire with the
 // last record. It returns the records pushed out for being over the
 // maximum, as a flat list of session id and value pairs.
@@ -39,7 +40,8 @@ local id = ARGV[1]
 local now = tonumber(ARGV[4])
 local limit = tonumber(ARGV[5])
 local function expiry(v)
-  return tonumber(string.sub(v, 1, string.find(v, ' ', 1, true) - 1))
+  local sp = string.find(v, ' ', 1, true)
+  return sp and tonumber(string.sub(v, 1, sp - 1)) or 0
 end
 local evicted = {}
 local latest = 0
@@ -153,8 +155,12 @@ if #rest == 0 then
 end
 local latest = 0
 for i = 2, #rest, 2 do
-  local e = tonumber(string.sub(rest[i], 1, string.find(rest[i], ' ', 1, true) - 1))
+  local sp = string.find(rest[i], ' ', 1, true)
+  local e = sp and tonumber(string.sub(rest[i], 1, sp - 1)) or 0
   if e > latest then latest = e end
+end
+if latest == 0 then
+  return out
 end
 redis.call('PEXPIREAT', key, latest)
 redis.call('PEXPIREAT', index, latest)

@@ -224,12 +224,17 @@ func runScripts(ctx context.Context, c redis.UniversalClient, calls []scriptCall
 // the delete never ran, a later Take returns those records again (a
 // revoke of a revoked session changes nothing). Two Takes of one key
 // each return only the records they deleted, so none is returned twice.
+// A value the store did not write is removed with the rest and reported
+// as an error, returned with the records taken, which the caller must
+// still revoke.
 func (s *Store) Take(ctx context.Context, key string) ([]middleware.Minted, error) {
 	return s.takeRead(ctx, s.recordsKey(digest(key)), nil, "take")
 }
 
 // takeRead takes the records of the host session whose records hash is
-// rk: those of every subject, or of subject alone when it is not nil.
+// rk: those of every subject, or of subject alone when it is not nil. A
+// value the store did not write (errMalformed) is removed too, and
+// reported as an error along with the records taken.
 func (s *Store) takeRead(ctx context.Context, rk string, subject *string, op string) ([]middleware.Minted, error) {
 	all, err := bounded(ctx, s.timeout, func(ctx context.Context) (map[string]string, error) {
 		return s.client.HGetAll(ctx, rk).Result()
@@ -237,17 +242,18 @@ func (s *Store) takeRead(ctx context.Context, rk string, subject *string, op str
 	if err != nil {
 		return nil, fmt.Errorf("redisstore: %s: %w", op, err)
 	}
+	var malformed error
 	read := make(map[string]middleware.Minted, len(all))
 	ids := make([]any, 0, len(all))
 	for id, v := range all {
 		m, err := parseRecord(id, v)
 		if err != nil {
-			return nil, fmt.Errorf("redisstore: %s: %w", op, err)
-		}
-		if subject != nil && m.Subject != *subject {
+			malformed = err
+		} else if subject != nil && m.Subject != *subject {
 			continue
+		} else {
+			read[id] = m
 		}
-		read[id] = m
 		ids = append(ids, id)
 	}
 	if len(ids) == 0 {
@@ -267,11 +273,22 @@ func (s *Store) takeRead(ctx context.Context, rk string, subject *string, op str
 		for _, m := range read {
 			taken = append(taken, m)
 		}
-	} else if taken, err = parsePairs(pairs); err != nil {
-		return nil, fmt.Errorf("redisstore: %s: %w", op, err)
+	} else {
+		for i := 0; i+1 < len(pairs); i += 2 {
+			m, err := parseRecord(pairs[i], pairs[i+1])
+			if err != nil {
+				malformed = err
+				continue
+			}
+			taken = append(taken, m)
+		}
 	}
 	now := s.now().UnixMilli()
-	return slices.DeleteFunc(taken, func(m middleware.Minted) bool { return m.ExpiresAt.UnixMilli() <= now }), nil
+	taken = slices.DeleteFunc(taken, func(m middleware.Minted) bool { return m.ExpiresAt.UnixMilli() <= now })
+	if malformed != nil {
+		return taken, fmt.Errorf("redisstore: %s: %w (removed)", op, malformed)
+	}
+	return taken, nil
 }
 
 // TakeSubject removes and returns every record whose Subject is subject,
@@ -293,15 +310,21 @@ func (s *Store) TakeSubject(ctx context.Context, subject string) ([]middleware.M
 	if err != nil {
 		return nil, fmt.Errorf("redisstore: take subject: %w", err)
 	}
-	var out []middleware.Minted
+	var (
+		out       []middleware.Minted
+		malformed error
+	)
 	for _, kd := range keys {
 		ms, err := s.takeRead(ctx, s.recordsKey(kd), &subject, "take subject")
 		out = append(out, ms...)
-		if err != nil {
+		switch {
+		case errors.Is(err, errMalformed):
+			malformed = err // that host session was taken; go on
+		case err != nil:
 			return out, err
 		}
 	}
-	return out, nil
+	return out, malformed
 }
 
 // Defer queues ds for a later revoke attempt, each due at its Due and

@@ -349,3 +349,53 @@ func TestAddAfterOneNodeLostItsScripts(t *testing.T) {
 		}
 	})
 }
+
+// TestTakeRemovesAValueItDidNotWrite: a host session holding a value the
+// store did not write (another program under the prefix, a damaged
+// write) is still taken: Take and TakeSubject return the records they
+// could read, remove the value too, and report it as an error without
+// quoting it; the next take finds nothing left.
+func TestTakeRemovesAValueItDidNotWrite(t *testing.T) {
+	eachServer(t, func(t *testing.T, srv server) {
+		ctx := t.Context()
+		s, c, clock, _ := newTestStore(t, srv)
+		exp := clock.Now().Add(time.Hour)
+		for _, a := range []struct{ key, id, subject string }{
+			{"k", "a1", "alice"}, {"k", "b1", "bob"}, {"j", "a2", "alice"},
+		} {
+			if err := s.Add(ctx, a.key, minted(a.id, a.subject, exp)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, key := range []string{"k", "j"} {
+			if err := c.HSet(ctx, s.recordsKey(digest(key)), "junk-"+key, "no-expiry-here").Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := s.TakeSubject(ctx, "alice")
+		if !errors.Is(err, errMalformed) || strings.Contains(err.Error(), "no-expiry-here") || !slices.Equal(ids(got), []string{"a1", "a2"}) {
+			t.Errorf("TakeSubject(alice) over a value the store did not write: %v, %v; want [a1 a2] and errMalformed, the value unquoted", ids(got), err)
+		}
+		got, err = s.Take(ctx, "k")
+		if err != nil || !slices.Equal(ids(got), []string{"b1"}) {
+			t.Errorf("Take(k) after TakeSubject removed the value: %v, %v; want [b1]", ids(got), err)
+		}
+		for _, key := range []string{"k", "j"} {
+			if n, err := c.Exists(ctx, s.recordsKey(digest(key))).Result(); err != nil || n != 0 {
+				t.Errorf("host session %s left in Redis (%d, %v), want none", key, n, err)
+			}
+		}
+		// Add drops such a value as it drops an expired record.
+		for _, v := range []string{"x y", "no-space"} {
+			if err := c.HSet(ctx, s.recordsKey(digest("m")), "junk", v).Err(); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Add(ctx, "m", minted("c1", "carol", exp)); err != nil {
+				t.Fatalf("Add to a host session holding %q: %v", v, err)
+			}
+			if got, err := s.Take(ctx, "m"); err != nil || !slices.Equal(ids(got), []string{"c1"}) {
+				t.Errorf("Take(m) after Add over %q: %v, %v; want [c1]", v, ids(got), err)
+			}
+		}
+	})
+}
