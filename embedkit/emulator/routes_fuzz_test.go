@@ -62,7 +62,7 @@ func FuzzEmulatorRoutes(f *testing.F) {
 		path = strings.Replace(path, "{}", url.PathEscape(param), 1)
 		r, err := http.NewRequest(method, "http://platform.test"+path+"?"+query, strings.NewReader(body))
 		if err != nil {
-			t.Skip("not a request a client can send")
+			return // not a request a client can send
 		}
 		r.Header.Set("Authorization", "Bearer ek_dev_only_admin_all")
 		r.Header.Set("Content-Type", "application/json")
