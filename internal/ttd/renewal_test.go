@@ -225,13 +225,7 @@ func renewalRuns(b *testing.B) {
 	browser := be.browser(b,
 		chromedp.Flag("disable-site-isolation-trials", true),
 		chromedp.Flag("disable-features", "IsolateOrigins,site-per-process"))
-	got := make([][]renewed, len(renewalKinds))
-	for round := 0; round < *renewRuns; round++ {
-		for j := range renewalKinds {
-			i := (j + round) % len(renewalKinds)
-			got[i] = append(got[i], be.renew(b, browser, renewalKinds[i]))
-		}
-	}
+	got := interleaved(*renewRuns, len(renewalKinds), func(i int) renewed { return be.renew(b, browser, renewalKinds[i]) })
 	b.StopTimer()
 
 	rtt := 2 * float64(*ttdDelay) / float64(time.Millisecond)

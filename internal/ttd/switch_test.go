@@ -147,13 +147,7 @@ func BenchmarkDashboardSwitch(b *testing.B) {
 func switchRunsOnce(b *testing.B) {
 	be := newBench(b)
 	browser := be.browser(b)
-	got := make([][]switched, len(switchKinds))
-	for round := 0; round < *switchRuns; round++ {
-		for j := range switchKinds {
-			i := (j + round) % len(switchKinds)
-			got[i] = append(got[i], be.dashboardSwitch(b, browser, switchKinds[i].name))
-		}
-	}
+	got := interleaved(*switchRuns, len(switchKinds), func(i int) switched { return be.dashboardSwitch(b, browser, switchKinds[i].name) })
 	b.StopTimer()
 
 	rtt := 2 * float64(*ttdDelay) / float64(time.Millisecond)

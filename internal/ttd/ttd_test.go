@@ -688,6 +688,20 @@ func timeToDashboard(b *testing.B) {
 	}
 }
 
+// interleaved measures each of n kinds runs times, round by round, with
+// each kind in each position of a round in turn, so that a slow phase of
+// the machine falls on all kinds alike; got[i] holds kind i's results.
+func interleaved[T any](runs, n int, measure func(kind int) T) (got [][]T) {
+	got = make([][]T, n)
+	for round := range runs {
+		for j := range n {
+			i := (j + round) % n
+			got[i] = append(got[i], measure(i))
+		}
+	}
+	return got
+}
+
 // selectVariants returns the pages named in list (comma-separated) with
 // the three every run measures, pageframe, best and flush, in the order of
 // variants; all of them for an empty list.
@@ -832,6 +846,19 @@ func TestRatioInterval(t *testing.T) {
 	}
 	if lo, hi := ratioInterval(nil, nil, 0.95); lo != 0 || hi != 0 {
 		t.Errorf("no loads: interval %v–%v, want 0–0", lo, hi)
+	}
+}
+
+// TestInterleaved checks the order the benchmarks measure in: every kind
+// once a round, each in each position in turn.
+func TestInterleaved(t *testing.T) {
+	var order []int
+	got := interleaved(3, 3, func(i int) int { order = append(order, i); return len(order) })
+	if want := []int{0, 1, 2, 1, 2, 0, 2, 0, 1}; !slices.Equal(order, want) {
+		t.Errorf("measured in the order %v, want %v", order, want)
+	}
+	if want := [][]int{{1, 6, 8}, {2, 4, 9}, {3, 5, 7}}; len(got) != 3 || !slices.Equal(got[0], want[0]) || !slices.Equal(got[1], want[1]) || !slices.Equal(got[2], want[2]) {
+		t.Errorf("results by kind %v, want %v", got, want)
 	}
 }
 
