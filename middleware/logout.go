@@ -158,11 +158,8 @@ func (k *Kit) RevokeSubject(ctx context.Context, subject string) error {
 		ms = append(ms, raw...)
 	}
 	if err != nil {
-		if len(ms) > 0 {
-			// What was taken must still be revoked.
-			return errors.Join(fmt.Errorf("%w: %w", ErrStore, err), k.revokeAll(ctx, ms))
-		}
-		return fmt.Errorf("%w: %w", ErrStore, err)
+		// What was taken must still be revoked (revokeAll of none is nil).
+		return errors.Join(fmt.Errorf("%w: %w", ErrStore, err), k.revokeAll(ctx, ms))
 	}
 	return k.revokeAll(ctx, ms)
 }
@@ -174,11 +171,8 @@ func (k *Kit) revokeKey(ctx context.Context, s SessionStore, key string, keep bo
 	ms, err := s.Take(tctx, key)
 	cancel()
 	if err != nil {
-		var revoked error
-		if len(ms) > 0 {
-			// What was taken must still be revoked.
-			revoked = k.revokeAll(ctx, ms)
-		}
+		// What was taken must still be revoked (revokeAll of none is nil).
+		revoked := k.revokeAll(ctx, ms)
 		if keep {
 			return errors.Join(k.keepTakeErr(key, err), revoked)
 		}
