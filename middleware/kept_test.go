@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -247,5 +248,28 @@ func TestErrorStatusOfAnUncheckedLogin(t *testing.T) {
 				t.Errorf("the viewer is told %q", msg)
 			}
 		})
+	}
+}
+
+// TestRevokeRequestOfAnUncheckedLoginSaysWhatFailed: a revoke whose
+// viewer's login could not be checked (the Identity's list of ended
+// logins did not answer) says so, and names the store outage once, not
+// as if the ids could not be taken from the SessionStore.
+func TestRevokeRequestOfAnUncheckedLoginSaysWhatFailed(t *testing.T) {
+	tk := newTestKit(t, func(c *Config) {
+		c.Identity = IdentityFunc(func(r *http.Request) (*Viewer, error) {
+			return nil, &UnverifiedViewerError{Viewer: &Viewer{Subject: "ana", SessionKey: "hs-1"}, Err: fmt.Errorf("list: %w", errOutage)}
+		})
+	})
+	err := tk.RevokeRequest(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/logout", nil))
+	if !errors.Is(err, ErrStore) || !errors.Is(err, errOutage) || !errors.As(err, new(*UnverifiedViewerError)) {
+		t.Fatalf("RevokeRequest = %v; want ErrStore wrapping the UnverifiedViewerError and its cause", err)
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "the login could not be checked") || strings.Contains(msg, "ids could not be taken") {
+		t.Errorf("RevokeRequest = %q; want it to say the login could not be checked", msg)
+	}
+	if n := strings.Count(msg, ErrStore.Error()); n != 1 {
+		t.Errorf("RevokeRequest = %q names the store outage %d times, want once", msg, n)
 	}
 }

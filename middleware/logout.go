@@ -89,7 +89,7 @@ func (k *Kit) RevokeRequest(w http.ResponseWriter, r *http.Request) error {
 			// Redis, would likely hang this logout for its whole
 			// timeout too. Run takes the ids once it answers, after
 			// writing any ended login kept meanwhile.
-			return k.keepTakeErr(v.Key(), err)
+			return k.keepTakeErr(v.Key(), "the login could not be checked, so its ids were not taken", uv)
 		}
 	}
 	return k.revokeKey(r.Context(), k.storeFor(w, r), v.Key(), !scoped)
@@ -174,7 +174,7 @@ func (k *Kit) revokeKey(ctx context.Context, s SessionStore, key string, keep bo
 		// What was taken must still be revoked (revokeAll of none is nil).
 		revoked := k.revokeAll(ctx, ms)
 		if keep {
-			return errors.Join(k.keepTakeErr(key, err), revoked)
+			return errors.Join(k.keepTakeErr(key, "the ids could not be taken", err), revoked)
 		}
 		return errors.Join(fmt.Errorf("%w: %w", ErrStore, err), revoked)
 	}
@@ -182,12 +182,12 @@ func (k *Kit) revokeKey(ctx context.Context, s SessionStore, key string, keep bo
 }
 
 // keepTakeErr keeps key for Run (keepTake) and returns the error that
-// says so, wrapping ErrStore and cause.
-func (k *Kit) keepTakeErr(key string, cause error) error {
+// says so: ErrStore, what failed (what) and its cause.
+func (k *Kit) keepTakeErr(key, what string, cause error) error {
 	if !k.keepTake(key) {
-		return fmt.Errorf("%w: the ids could not be taken, and %d logouts are kept already, so this one is not: %w", ErrStore, maxKept, cause)
+		return fmt.Errorf("%w: %s, and %d logouts are kept already, so this one is not: %w", ErrStore, what, maxKept, cause)
 	}
-	return fmt.Errorf("%w: the ids could not be taken; kept in this process until the store answers: %w", ErrStore, cause)
+	return fmt.Errorf("%w: %s; kept in this process until the stores answer: %w", ErrStore, what, cause)
 }
 
 // revokeAll revokes ms, Config.Revoke.Concurrency at a time, under its own
