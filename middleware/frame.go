@@ -141,9 +141,10 @@ func (k *Kit) pageStart(r *http.Request, t Target) (v *Viewer, src string, decid
 // ArrivalParam is the query parameter FrameURL adds to the frame
 // endpoint's URL it returns for a page reached from another site: the
 // frame endpoint then takes the mint from the viewer's bucket for such
-// arrivals (arrivalBurst, arrivalInterval) rather than from
-// Config.MintLimit's. It can only make a load's limit stricter, so the
-// browser may send it.
+// arrivals (10 mints, then one every 2 minutes) rather than from
+// Config.MintLimit's. The browser may send it on any load: a viewer who
+// adds it to loads of their own gets at most that bucket's mints beyond
+// their MintLimit, all for themselves.
 const ArrivalParam = "arrival"
 
 // The bucket of frame loads marked with ArrivalParam, per viewer: a
@@ -332,6 +333,15 @@ func (p *pendingMint) send() (_ frame, err error) {
 		p.outcome = OutcomeUnavailable
 		return frame{}, &mintError{outcome: p.outcome, err: fmt.Errorf("%w: %w", ErrStore, err)}
 	}
+	if k.loginEndedSince(r, p.v) {
+		// A logout (here or in another request) ended the login while
+		// the platform minted: its take may have run before this id was
+		// recorded, so nothing else would revoke it.
+		k.cfg.Logger.LogAttrs(r.Context(), slog.LevelInfo, "embedkit: the login ended during the mint; revoking the new session", p.logAttrs(slog.String("session", embedkit.Redact(m.SessionID)))...)
+		k.revokeAll(r.Context(), []Minted{m})
+		p.outcome = OutcomeDenied
+		return frame{}, &mintError{outcome: p.outcome, err: fmt.Errorf("%w: the login ended while its session was minted", ErrNoViewer)}
+	}
 
 	expires := sess.ExpiresAt
 	if expires.IsZero() {
@@ -381,6 +391,25 @@ func (k *Kit) viewer(r *http.Request) (*Viewer, error) {
 		return nil, fmt.Errorf("%w: the viewer has no subject", ErrIdentity)
 	}
 	return v, nil
+}
+
+// loginEndedSince reports whether the login of v, the viewer r was
+// minted for, has ended since it was read: the Identity no longer returns
+// it for r (ErrNoViewer, or a viewer of another login). An Identity that
+// cannot tell now (a store down) counts as live: the mint was checked
+// before it was sent. Asked after the id is recorded, it closes the race
+// with a logout whose take ran before the record landed: either the take
+// (Logout's second one, after the host's handler ended the login) finds
+// the record, or this check finds the login ended.
+func (k *Kit) loginEndedSince(r *http.Request, v *Viewer) bool {
+	now, err := k.cfg.Identity.Viewer(r)
+	switch {
+	case errors.Is(err, ErrNoViewer):
+		return true
+	case err != nil:
+		return false
+	}
+	return now == nil || now.Key() != v.Key()
 }
 
 // storeFor returns the store to use for this request.

@@ -38,6 +38,13 @@ const idlePoll = time.Minute
 // Store that does not answer leaves the logout kept for Run (see
 // RevokeRequest).
 //
+// After next, Logout takes the login's ids once more and revokes what it
+// finds: a mint that was at the platform during the first take may have
+// recorded its id since. A mint that records after that finds the login
+// ended (the host's handler ended it) and revokes its own id. So a logout
+// leaves no session of the login live, as long as next ends the host
+// session (Identity.Clear) and the Store is not RequestScoped.
+//
 // GET and other methods answer 405 with Allow: POST; cross-origin POSTs
 // (a foreign Origin, Sec-Fetch-Site: cross-site) answer 403, both without
 // running next. The revokes run under context.WithoutCancel with their
@@ -45,10 +52,22 @@ const idlePoll = time.Minute
 // not cancel them.
 func (k *Kit) Logout(next http.Handler) http.Handler {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := k.RevokeRequest(w, r); err != nil && !errors.Is(err, ErrNoViewer) {
+		key, err := k.revokeRequest(w, r)
+		if err != nil && !errors.Is(err, ErrNoViewer) {
 			ReportLogoutIncomplete(r.Context(), k.cfg.Logger, k.cfg.Metrics, LogoutStepEmbeds, err)
 		}
 		next.ServeHTTP(w, r)
+		if _, scoped := k.cfg.Store.(RequestScoped); err != nil || key == "" || scoped {
+			return
+		}
+		// A mint of this login that was at the platform during the take
+		// above may have recorded its id since. The host's handler has
+		// ended the login now, so a mint recording later finds it ended
+		// and revokes its own id (loginEndedSince): one more take of the
+		// key finds the rest.
+		if err := k.revokeKey(r.Context(), k.cfg.Store, key, true); err != nil {
+			ReportLogoutIncomplete(r.Context(), k.cfg.Logger, k.cfg.Metrics, LogoutStepEmbeds, err)
+		}
 	})
 	return k.postOnly(k.cop.Handler(h), false)
 }
@@ -58,6 +77,13 @@ func (k *Kit) Logout(next http.Handler) http.Handler {
 // host session is destroyed and before the response header is written (a
 // cookie store rewrites its cookie). It does not check the method or
 // origin: that is the caller's job (or use Logout).
+//
+// A mint of the same login that was at the platform while RevokeRequest
+// took the ids records its id afterwards. Once the host session is
+// destroyed such a mint finds the login ended and revokes its own id; one
+// that recorded before that is found by a second take: call
+// RevokeSessionKey with the login's Viewer.SessionKey after destroying
+// the host session (Logout does both takes).
 //
 // It returns ErrNoViewer (wrapped) when nobody is logged in, and an error
 // when the ids could not be read from the store or a failed revoke could
@@ -73,6 +99,13 @@ func (k *Kit) Logout(next http.Handler) http.Handler {
 // not kept for. What the Kit keeps is lost if the process ends first:
 // those ids then live until they expire (at most 24 hours).
 func (k *Kit) RevokeRequest(w http.ResponseWriter, r *http.Request) error {
+	_, err := k.revokeRequest(w, r)
+	return err
+}
+
+// revokeRequest is RevokeRequest; it also returns the store key of the
+// viewer's login, when it found the viewer.
+func (k *Kit) revokeRequest(w http.ResponseWriter, r *http.Request) (key string, err error) {
 	_, scoped := k.cfg.Store.(RequestScoped)
 	v, err := k.viewer(r)
 	if err != nil {
@@ -81,7 +114,7 @@ func (k *Kit) RevokeRequest(w http.ResponseWriter, r *http.Request) error {
 		// embeds to revoke: revoking them is what logout is for.
 		uv, ok := errors.AsType[*UnverifiedViewerError](err)
 		if !ok || uv.Viewer == nil || strings.TrimSpace(uv.Viewer.Subject) == "" {
-			return err
+			return "", err
 		}
 		v = uv.Viewer
 		if !scoped {
@@ -89,10 +122,10 @@ func (k *Kit) RevokeRequest(w http.ResponseWriter, r *http.Request) error {
 			// Redis, would likely hang this logout for its whole
 			// timeout too. Run takes the ids once it answers, after
 			// writing any ended login kept meanwhile.
-			return k.keepTakeErr(v.Key(), "the login could not be checked, so its ids were not taken", uv)
+			return v.Key(), k.keepTakeErr(v.Key(), "the login could not be checked, so its ids were not taken", uv)
 		}
 	}
-	return k.revokeKey(r.Context(), k.storeFor(w, r), v.Key(), !scoped)
+	return v.Key(), k.revokeKey(r.Context(), k.storeFor(w, r), v.Key(), !scoped)
 }
 
 // RevokeSessionKey revokes every session id minted for the host login
