@@ -113,7 +113,7 @@ const (
 	ruleNotEmpty      = "must not be empty"
 	ruleFilterOp      = "must be one of equals, not_equals, greater_than, greater_than_or_equal, less_than, less_than_or_equal, contains, not_contains, starts_with, not_starts_with, ends_with, not_ends_with, is_null, is_not_null, is_empty, is_not_empty, between, custom"
 	ruleExactlyOneID  = "give exactly one of externalId or internalId"
-	ruleCaseFold      = "must change under trimming and lower-casing in ASCII only (white space at the ends, letters A-Z): lower-casing a character such as the Kelvin sign U+212A would make it another user's id"
+	ruleCaseFold      = "trimming and lower-casing may change it in ASCII only (white space at the ends, letters A-Z): lower-casing a character such as the Kelvin sign U+212A would make it another user's id"
 	ruleNothingToSend = "must set at least one field to update"
 )
 
