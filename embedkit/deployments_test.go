@@ -469,3 +469,21 @@ func TestUpdateDeploymentRequestValidate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) { valCheck(t, "update-deployment", tt.r.Validate(), tt.want) })
 	}
 }
+
+// TestNilBodiesReportEveryRule: a missing request body is checked as an
+// empty one, so every broken rule is named (it was reported as
+// "body: is required" alone).
+func TestNilBodiesReportEveryRule(t *testing.T) {
+	c, _, _ := setup(t)
+	ctx := context.Background()
+	t.Run("staging environment", func(t *testing.T) {
+		_, err := c.SetStagingEnvironment(ctx, 5, nil)
+		valCheck(t, "staging-environment", err, []FieldError{
+			fe("enabled", "is required"), fe("branchName", "give exactly one of branchName or branchId"),
+		})
+	})
+	t.Run("meta token", func(t *testing.T) {
+		_, err := c.CreateMetaToken(ctx, 5, "7", nil)
+		valCheck(t, "tokens-for-meta-sync", err, []FieldError{fe("security_context", "is required")})
+	})
+}

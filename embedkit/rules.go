@@ -417,16 +417,6 @@ func validationErr(op string, probs []FieldError, bodyErr error) error {
 	return &ValidationError{Op: op, Problems: probs}
 }
 
-// checkBody adds to probs a problem naming field when the request body is
-// missing (present is false), and otherwise returns the body's own
-// validation error.
-func checkBody(probs []FieldError, field string, present bool, body interface{ Validate() error }) ([]FieldError, error) {
-	if !present {
-		return append(probs, FieldError{Field: field, Rule: "is required"}), nil
-	}
-	return probs, body.Validate()
-}
-
 // checkDeployment is the deploymentId path check.
 func checkDeployment(id int64) []FieldError {
 	if id <= 0 {

@@ -138,8 +138,7 @@ func (c *Client) CreateMetaToken(ctx context.Context, deploymentID int64, enviro
 	if strings.TrimSpace(environmentID) == "" {
 		probs = append(probs, FieldError{Field: "environmentId", Rule: "is required"})
 	}
-	probs, bodyErr := checkBody(probs, "security_context", req != nil, req)
-	if err := validationErr("tokens-for-meta-sync", probs, bodyErr); err != nil {
+	if err := validationErr("tokens-for-meta-sync", probs, req.Validate()); err != nil {
 		return nil, err
 	}
 	path := deploymentPath(deploymentID) + "/environments/" + url.PathEscape(environmentID) + "/tokens-for-meta-sync"

@@ -182,8 +182,7 @@ func (c *Client) ListVersions(ctx context.Context, deploymentID int64) ([]Deploy
 // PUT /api/v1/deployments/{deploymentId}. Zero fields of req are left
 // untouched; TemplateVariables merge key by key.
 func (c *Client) UpdateDeployment(ctx context.Context, deploymentID int64, req *UpdateDeploymentRequest) (*DeploymentSettings, error) {
-	probs, bodyErr := checkBody(checkDeployment(deploymentID), "body", req != nil, req)
-	if err := validationErr("update-deployment", probs, bodyErr); err != nil {
+	if err := validationErr("update-deployment", checkDeployment(deploymentID), req.Validate()); err != nil {
 		return nil, err
 	}
 	return fetch(ctx, c, http.MethodPut, deploymentPath(deploymentID), req, call{template: "/api/v1/deployments/{deploymentId}"},
