@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"reflect"
@@ -324,12 +325,6 @@ func TestUpdateDeployment(t *testing.T) {
 	if s.ID != 4 || s.Name != "prod" || s.ReleaseChannelVersion != "1.6.0" || s.TemplateVariables["b"] != "2" || len(s.Raw) == 0 {
 		t.Errorf("settings = %+v", s)
 	}
-	if _, err := c.UpdateDeployment(context.Background(), 4, nil); !errors.Is(err, ErrInvalidRequest) {
-		t.Error(err)
-	}
-	if _, err := c.UpdateDeployment(context.Background(), 4, &UpdateDeploymentRequest{}); !errors.Is(err, ErrInvalidRequest) {
-		t.Error(err)
-	}
 }
 
 func TestSwitchVersion(t *testing.T) {
@@ -457,9 +452,10 @@ func TestUpdateDeploymentRequestValidate(t *testing.T) {
 		{name: "hold only", r: &UpdateDeploymentRequest{ReleaseChannelVersionHold: new(false)}},
 		{name: "clear launchpad tabs", r: &UpdateDeploymentRequest{LaunchpadTabs: []string{}}},
 		{name: "template variables", r: &UpdateDeploymentRequest{TemplateVariables: map[string]any{"replicas": 2}}},
-		{name: "nil request", r: nil, want: []FieldError{fe("request", "must set at least one field to update")}},
-		{name: "nothing to update", r: &UpdateDeploymentRequest{TemplateVariables: map[string]any{}},
-			want: []FieldError{fe("request", "must set at least one field to update")}},
+		// A partial update with every field optional: nothing to update is
+		// a valid request.
+		{name: "nil request", r: nil},
+		{name: "nothing to update", r: &UpdateDeploymentRequest{TemplateVariables: map[string]any{}}},
 		{name: "bad version", r: &UpdateDeploymentRequest{ReleaseChannelVersion: "1.7"},
 			want: []FieldError{fe("releaseChannelVersion", ruleVersion)}},
 		{name: "empty variable name", r: &UpdateDeploymentRequest{TemplateVariables: map[string]any{"": 1, "ok": math.NaN()}},
@@ -486,4 +482,38 @@ func TestNilBodiesReportEveryRule(t *testing.T) {
 		_, err := c.CreateMetaToken(ctx, 5, "7", nil)
 		valCheck(t, "tokens-for-meta-sync", err, []FieldError{fe("security_context", "is required")})
 	})
+}
+
+// TestUpdateDeploymentNothingToUpdate: PUT /api/v1/deployments/{id} is a
+// partial update whose fields are all optional, so an empty request is
+// sent ({}), and a nil one without a body (the body is optional); the
+// client refused both.
+func TestUpdateDeploymentNothingToUpdate(t *testing.T) {
+	tests := []struct {
+		name     string
+		req      *UpdateDeploymentRequest
+		wantBody string
+	}{
+		{name: "nil request", req: nil, wantBody: ""},
+		{name: "empty request", req: &UpdateDeploymentRequest{}, wantBody: "{}"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, mux, _ := setup(t)
+			mux.HandleFunc("PUT /api/v1/deployments/4", func(w http.ResponseWriter, r *http.Request) {
+				b, _ := io.ReadAll(r.Body)
+				if string(b) != tt.wantBody {
+					t.Errorf("body %q, want %q", b, tt.wantBody)
+				}
+				writeJSON(w, 200, `{"id":4,"name":"prod"}`)
+			})
+			s, err := c.UpdateDeployment(context.Background(), 4, tt.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.ID != 4 {
+				t.Errorf("settings = %+v", s)
+			}
+		})
+	}
 }

@@ -319,14 +319,14 @@ func TestDashboardExportRequestValidate(t *testing.T) {
 			r.RenderAs.Email = "x"
 			r.RenderAs.EmbedTenantName = "-acme"
 			r.RenderAs.ExternalID = "\x01"
-			r.RenderAs.Groups = []string{"a", "a"}
+			r.RenderAs.Groups = []string{"a", "a", ""} // a repeated name is no rule of the platform's
 			r.RenderAs.SecurityContext = map[string]any{"c": make(chan int)}
 			r.RenderAs.UserAttributes = append(r.RenderAs.UserAttributes, UserAttributeInput{Name: "region", Value: 1})
 		}, want: []FieldError{
 			fe("renderAs.email", "must be an email address"),
 			fe("renderAs.embedTenantName", "must match ^[a-z][a-z0-9-]{0,34}[a-z0-9]$"),
 			fe("renderAs.externalId", "must not contain control characters"),
-			fe("renderAs.groups[1]", `duplicate name "a"`),
+			fe("renderAs.groups[2]", "is required"),
 			fe("renderAs.securityContext", "must be JSON-encodable"),
 			fe("renderAs.userAttributes[1].name", `duplicate name "region"`),
 		}},

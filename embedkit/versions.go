@@ -101,20 +101,14 @@ func parseVersion(s string) (semver, rule string) {
 }
 
 // Validate reports the problems of a deployment update, Op
-// "update-deployment": the request must change something (a request with
-// every field zero, or only an empty templateVariables, is refused);
-// releaseChannelVersion, when set, is a version ParseVersion accepts;
+// "update-deployment". Every field is optional (a partial update): a nil
+// or empty request is valid. releaseChannelVersion, when set, is a version ParseVersion accepts;
 // templateVariables keys are non-empty and the map is JSON-encodable.
 func (r *UpdateDeploymentRequest) Validate() error {
 	if r == nil {
 		r = &UpdateDeploymentRequest{}
 	}
 	p := problems{op: "update-deployment"}
-	if r.ReleaseChannelVersion == "" && r.ReleaseChannel == "" && r.ReleaseChannelVersionHold == nil &&
-		r.CloudProvider == "" && r.Region == "" && r.Template == "" && len(r.TemplateVariables) == 0 &&
-		r.DefaultLaunchpadViewGroup == "" && r.LaunchpadTabs == nil && r.CreationMethod == "" && r.DeployMode == "" {
-		p.add("request", ruleNothingToSend)
-	}
 	if r.ReleaseChannelVersion != "" {
 		if _, rule := parseVersion(r.ReleaseChannelVersion); rule != "" {
 			p.add("releaseChannelVersion", rule)
@@ -185,7 +179,12 @@ func (c *Client) UpdateDeployment(ctx context.Context, deploymentID int64, req *
 	if err := validationErr("update-deployment", checkDeployment(deploymentID), req.Validate()); err != nil {
 		return nil, err
 	}
-	return fetch(ctx, c, http.MethodPut, deploymentPath(deploymentID), req, call{template: "/api/v1/deployments/{deploymentId}"},
+	// The body is optional: a nil request sends none.
+	var body any
+	if req != nil {
+		body = req
+	}
+	return fetch(ctx, c, http.MethodPut, deploymentPath(deploymentID), body, call{template: "/api/v1/deployments/{deploymentId}"},
 		func(body []byte) (*DeploymentSettings, error) {
 			var s DeploymentSettings
 			if err := json.Unmarshal(unwrapData(body), &s); err != nil {

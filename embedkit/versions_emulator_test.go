@@ -152,8 +152,11 @@ func TestClientAgainstEmulatorVersions(t *testing.T) {
 		c := e.client(t, keyAdminAll)
 		_, err := e.client(t, keyAdminD1).UpdateDeployment(ctx, 2, &embedkit.UpdateDeploymentRequest{Region: "eu-west-1"})
 		wantAPIError(t, err, http.StatusForbidden, "not scoped")
-		_, err = c.UpdateDeployment(ctx, 1, &embedkit.UpdateDeploymentRequest{})
-		wantValidation(t, err, "request")
+		// Every field of the partial update is optional: an empty one is
+		// sent, and the platform leaves everything untouched.
+		if _, err = c.UpdateDeployment(ctx, 1, &embedkit.UpdateDeploymentRequest{}); err != nil {
+			t.Errorf("empty update: %v", err)
+		}
 	})
 
 	t.Run("spec", func(t *testing.T) {
