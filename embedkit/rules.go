@@ -114,6 +114,7 @@ const (
 	ruleFilterOp      = "must be one of equals, not_equals, greater_than, greater_than_or_equal, less_than, less_than_or_equal, contains, not_contains, starts_with, not_starts_with, ends_with, not_ends_with, is_null, is_not_null, is_empty, is_not_empty, between, custom"
 	ruleExactlyOneID  = "give exactly one of externalId or internalId"
 	ruleEmail         = "must be an email address"
+	ruleDate          = "must be a date: midnight in its own location, with no time of day (the platform takes an ISO 8601 date, YYYY-MM-DD)"
 	ruleEmailInternal = "is used only with externalId"
 	ruleCaseFold      = "trimming and lower-casing may change it in ASCII only (white space at the ends, letters A-Z): lower-casing a character such as the Kelvin sign U+212A would make it another user's id"
 )
