@@ -456,6 +456,18 @@ func TestUpdateDeploymentRequestValidate(t *testing.T) {
 		// a valid request.
 		{name: "nil request", r: nil},
 		{name: "nothing to update", r: &UpdateDeploymentRequest{TemplateVariables: map[string]any{}}},
+		{name: "every enum value", r: &UpdateDeploymentRequest{CloudProvider: "gcp", CreationMethod: "github", DeployMode: "cli",
+			ReleaseChannel: "latest", Template: "multiCluster"}},
+		// The enums of UpdateDeploymentInput (platform notes, section 8).
+		{name: "values outside the enums", r: &UpdateDeploymentRequest{CloudProvider: "azure", CreationMethod: "git",
+			DeployMode: "GIT", ReleaseChannel: "stable", Template: "cluster"},
+			want: []FieldError{
+				fe("releaseChannel", "must be one of latest, release"),
+				fe("cloudProvider", "must be one of cubecloud, aws, gcp"),
+				fe("template", "must be one of single, simpleCluster, multiCluster"),
+				fe("creationMethod", "must be one of upload, cubecloud, github, ssh"),
+				fe("deployMode", "must be one of git, cli"),
+			}},
 		{name: "bad version", r: &UpdateDeploymentRequest{ReleaseChannelVersion: "1.7"},
 			want: []FieldError{fe("releaseChannelVersion", ruleVersion)}},
 		{name: "empty variable name", r: &UpdateDeploymentRequest{TemplateVariables: map[string]any{"": 1, "ok": math.NaN()}},

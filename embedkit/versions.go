@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -26,6 +27,12 @@ type DeploymentVersion struct {
 // To switch versions set ReleaseChannelVersion to "1.4.2", "v1.4.2" or
 // "image/repo:v1.4.2"; setting only ReleaseChannel moves the deployment to
 // that channel's latest version.
+//
+// The enumerated fields take only the values of the platform's schema:
+// ReleaseChannel latest or release; CloudProvider cubecloud, aws or gcp;
+// Template single, simpleCluster or multiCluster; CreationMethod upload,
+// cubecloud, github or ssh; DeployMode git or cli. Validate refuses any
+// other value, naming the field and the values.
 type UpdateDeploymentRequest struct {
 	ReleaseChannelVersion     string         `json:"releaseChannelVersion,omitzero"`
 	ReleaseChannel            string         `json:"releaseChannel,omitzero"`
@@ -38,6 +45,25 @@ type UpdateDeploymentRequest struct {
 	LaunchpadTabs             []string       `json:"launchpadTabs,omitzero"`
 	CreationMethod            string         `json:"creationMethod,omitzero"`
 	DeployMode                string         `json:"deployMode,omitzero"`
+}
+
+// The values the platform's UpdateDeploymentInput schema allows for the
+// enumerated fields of UpdateDeploymentRequest (the specification names
+// the fields only; the values are the platform's schema's). Validate
+// refuses any other value, naming the field and these values.
+var (
+	releaseChannels     = []string{"latest", "release"}
+	cloudProviders      = []string{"cubecloud", "aws", "gcp"}
+	deploymentTemplates = []string{"single", "simpleCluster", "multiCluster"}
+	creationMethods     = []string{"upload", "cubecloud", "github", "ssh"}
+	deployModes         = []string{"git", "cli"}
+)
+
+// checkEnum adds a problem when value is set and not one of allowed.
+func checkEnum(p *problems, field, value string, allowed []string) {
+	if value != "" && !slices.Contains(allowed, value) {
+		p.add(field, "must be one of "+strings.Join(allowed, ", "))
+	}
 }
 
 // DeploymentSettings is the answer of a deployment update. The platform
@@ -102,7 +128,10 @@ func parseVersion(s string) (semver, rule string) {
 
 // Validate reports the problems of a deployment update, Op
 // "update-deployment". Every field is optional (a partial update): a nil
-// or empty request is valid. releaseChannelVersion, when set, is a version ParseVersion accepts;
+// or empty request is valid. releaseChannel, cloudProvider, template,
+// creationMethod and deployMode, when set, are one of the values their
+// fields' comments list (the enums of the platform's UpdateDeploymentInput
+// schema); releaseChannelVersion, when set, is a version ParseVersion accepts;
 // templateVariables keys are non-empty and the map is JSON-encodable.
 func (r *UpdateDeploymentRequest) Validate() error {
 	if r == nil {
@@ -114,12 +143,17 @@ func (r *UpdateDeploymentRequest) Validate() error {
 			p.add("releaseChannelVersion", rule)
 		}
 	}
+	checkEnum(&p, "releaseChannel", r.ReleaseChannel, releaseChannels)
+	checkEnum(&p, "cloudProvider", r.CloudProvider, cloudProviders)
+	checkEnum(&p, "template", r.Template, deploymentTemplates)
 	if r.TemplateVariables != nil {
 		if _, empty := r.TemplateVariables[""]; empty {
 			p.add("templateVariables", "keys must not be empty")
 		}
 		checkEncodable(&p, "templateVariables", r.TemplateVariables)
 	}
+	checkEnum(&p, "creationMethod", r.CreationMethod, creationMethods)
+	checkEnum(&p, "deployMode", r.DeployMode, deployModes)
 	return p.err()
 }
 

@@ -40,9 +40,9 @@ func TestClientAgainstEmulatorVersions(t *testing.T) {
 			t.Fatalf("ListVersions: %v", err)
 		}
 		want := []embedkit.DeploymentVersion{
-			{ReleaseChannelVersion: "platform/runtime:v1.4.2", Version: "1.4.2", ReleaseChannel: "stable", IsLatestInChannel: true, IsCurrent: true},
-			{ReleaseChannelVersion: "platform/runtime:v1.3.9", Version: "1.3.9", ReleaseChannel: "stable"},
-			{ReleaseChannelVersion: "platform/runtime:v1.5.0-rc.1", Version: "1.5.0-rc.1", ReleaseChannel: "preview", IsLatestInChannel: true},
+			{ReleaseChannelVersion: "platform/runtime:v1.4.2", Version: "1.4.2", ReleaseChannel: "release", IsLatestInChannel: true, IsCurrent: true},
+			{ReleaseChannelVersion: "platform/runtime:v1.3.9", Version: "1.3.9", ReleaseChannel: "release"},
+			{ReleaseChannelVersion: "platform/runtime:v1.5.0-rc.1", Version: "1.5.0-rc.1", ReleaseChannel: "latest", IsLatestInChannel: true},
 		}
 		if !slices.Equal(vs, want) {
 			t.Errorf("versions = %+v, want %+v", vs, want)
@@ -108,12 +108,12 @@ func TestClientAgainstEmulatorVersions(t *testing.T) {
 	t.Run("channel alone moves to its latest", func(t *testing.T) {
 		e := startEmulator(t)
 		c := e.client(t, keyAdminAll)
-		s, err := c.UpdateDeployment(ctx, 1, &embedkit.UpdateDeploymentRequest{ReleaseChannel: "preview"})
+		s, err := c.UpdateDeployment(ctx, 1, &embedkit.UpdateDeploymentRequest{ReleaseChannel: "latest"})
 		if err != nil {
 			t.Fatalf("UpdateDeployment: %v", err)
 		}
-		if s.ReleaseChannel != "preview" || current(t, c) != "1.5.0-rc.1" {
-			t.Errorf("channel %q, current %s; want preview, 1.5.0-rc.1", s.ReleaseChannel, current(t, c))
+		if s.ReleaseChannel != "latest" || current(t, c) != "1.5.0-rc.1" {
+			t.Errorf("channel %q, current %s; want latest, 1.5.0-rc.1", s.ReleaseChannel, current(t, c))
 		}
 	})
 
