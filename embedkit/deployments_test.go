@@ -256,6 +256,10 @@ func TestCreateDataAPIToken(t *testing.T) {
 		{"no body", nil, "", `{"token":"` + testToken + `"}`},
 		{"expiresIn", &DataAPITokenRequest{ExpiresIn: 120}, `{"expiresIn":120}`, `{"cubeApiToken":"` + testToken + `"}`},
 		{"zero request", &DataAPITokenRequest{}, `{}`, `{"data":{"token":"` + testToken + `"}}`},
+		// cubeApiToken is the documented field (DeploymentTokenResponse);
+		// token is read only when it is missing.
+		{"documented field first", nil, "", `{"token":"other","cubeApiToken":"` + testToken + `"}`},
+		{"documented field null", nil, "", `{"cubeApiToken":null,"token":"` + testToken + `"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
