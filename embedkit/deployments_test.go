@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -529,6 +530,42 @@ func TestUpdateDeploymentNothingToUpdate(t *testing.T) {
 			}
 			if s.ID != 4 {
 				t.Errorf("settings = %+v", s)
+			}
+		})
+	}
+}
+
+// TestDeploymentIDForms: the specification types a deployment list item's
+// id as a string, the platform's schema as an integer. Deployment.ID reads
+// a JSON number or a string holding a decimal integer; anything else fails
+// the call with ErrUnexpectedResponse naming the id (docs/client.md).
+func TestDeploymentIDForms(t *testing.T) {
+	tests := []struct {
+		name    string
+		id      string
+		want    int64
+		wantErr string
+	}{
+		{name: "number", id: `42`, want: 42},
+		{name: "numeric string", id: `"42"`, want: 42},
+		{name: "non-numeric string", id: `"prod-1"`, wantErr: `deployment: id "prod-1" is not an integer`},
+		{name: "fraction", id: `4.5`, wantErr: `deployment: id 4.5 is not an integer`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, mux, _ := setup(t, WithRetry(RetryPolicy{MaxAttempts: 1}))
+			mux.HandleFunc("GET /api/v1/deployments", func(w http.ResponseWriter, r *http.Request) {
+				writeJSON(w, 200, `{"data":{"deployments":[{"id":`+tt.id+`,"name":"x"}]},"pagination":{"offset":0,"limit":20,"total":1}}`)
+			})
+			page, err := c.ListDeployments(context.Background(), ListOptions{})
+			if tt.wantErr != "" {
+				if !errors.Is(err, ErrUnexpectedResponse) || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want ErrUnexpectedResponse with %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || len(page.Deployments) != 1 || page.Deployments[0].ID != tt.want {
+				t.Fatalf("page = %+v, %v; want id %d", page, err, tt.want)
 			}
 		})
 	}
