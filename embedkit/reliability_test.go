@@ -542,6 +542,13 @@ func TestHostileGenerateSessionInputs(t *testing.T) {
 			r.Groups = manyGroups(10000)
 			return r
 		}},
+		// A repeated group name is no rule of the platform's; 10,000 blank
+		// names are 10,000 problems, of which the message lists 20.
+		{name: "10,000 blank group names", field: "groups[19]", req: func() *embedkit.GenerateSessionRequest {
+			r := validRequest("ana")
+			r.Groups = make([]string, 10000)
+			return r
+		}},
 		{name: "externalId with a NUL", field: "externalId", req: func() *embedkit.GenerateSessionRequest { return validRequest("ana\x00admin") }},
 		{name: "externalId with a newline", field: "externalId", req: func() *embedkit.GenerateSessionRequest { return validRequest("ana\nadmin") }},
 		{name: "externalId with an escape sequence", field: "externalId", req: func() *embedkit.GenerateSessionRequest { return validRequest("ana\x1b[2Jadmin") }},
