@@ -17,8 +17,10 @@ import (
 )
 
 // AuditLogOptions filter the audit-log export. All are optional. Start and
-// End are sent as ISO 8601 dates (YYYY-MM-DD) when they fall on midnight
-// UTC, otherwise as RFC 3339 timestamps.
+// End are days: the platform takes ISO 8601 dates (YYYY-MM-DD). Each is
+// sent as its date in its own location, so it must be midnight there (a
+// value from time.Date(y, m, d, 0, 0, 0, 0, loc)); a value with a time of
+// day is refused rather than cut to its date.
 type AuditLogOptions struct {
 	Start     time.Time
 	End       time.Time
@@ -28,14 +30,24 @@ type AuditLogOptions struct {
 }
 
 // Validate reports the problems of audit-log export options, Op
-// "audit-log-export": end not before start (when both are set) and
-// userEmail, when set, an email address. Nil options are valid.
+// "audit-log-export": start and end, when set, are midnight in their own
+// locations (the platform takes dates, and a time of day would be lost),
+// the end's date is not before the start's (when both are set), and
+// userEmail, when set, is an email address (the specification's "string
+// <EMAIL>"). Nil options are valid.
 func (o *AuditLogOptions) Validate() error {
 	if o == nil {
 		return nil
 	}
 	p := problems{op: "audit-log-export"}
-	if !o.Start.IsZero() && !o.End.IsZero() && o.End.Before(o.Start) {
+	startOK := o.Start.IsZero() || isMidnight(o.Start)
+	endOK := o.End.IsZero() || isMidnight(o.End)
+	if !startOK {
+		p.add("start", ruleDate)
+	}
+	if !endOK {
+		p.add("end", ruleDate)
+	} else if startOK && !o.Start.IsZero() && !o.End.IsZero() && dateBefore(o.End, o.Start) {
 		p.add("end", "must not be before start")
 	}
 	if o.UserEmail != "" && !IsEmailAddress(o.UserEmail) {
@@ -63,8 +75,9 @@ type AuditLog struct {
 // ExportAuditLog starts an audit-log export:
 // GET /api/v1/audit-logs/export?start=&end=&search=&eventName=&userEmail=.
 // It returns once the CSV header has arrived; read the rows with Read or
-// Rows, then Close. Start and End are sent as dates (YYYY-MM-DD) when they
-// fall on midnight UTC, as RFC 3339 timestamps otherwise.
+// Rows, then Close. Start and End are sent as the dates (YYYY-MM-DD) they
+// have in their own locations; one with a time of day is refused (see
+// AuditLogOptions).
 //
 // The export needs the audit log feature and the AuditLogManage
 // permission; without them the platform answers 403.
@@ -126,13 +139,30 @@ func (c *Client) ExportAuditLog(ctx context.Context, opts AuditLogOptions) (*Aud
 	return a, nil
 }
 
-// isoDate formats t as a date at midnight UTC, as RFC 3339 otherwise.
+// isoDate formats t as the ISO 8601 date (YYYY-MM-DD) it has in its own
+// location. Validate has made sure t is midnight there, so nothing is cut.
 func isoDate(t time.Time) string {
-	u := t.UTC()
-	if u.Hour() == 0 && u.Minute() == 0 && u.Second() == 0 && u.Nanosecond() == 0 {
-		return u.Format(time.DateOnly)
+	return t.Format(time.DateOnly)
+}
+
+// isMidnight reports whether t is the start of a day in its own location.
+func isMidnight(t time.Time) bool {
+	h, m, s := t.Clock()
+	return h == 0 && m == 0 && s == 0 && t.Nanosecond() == 0
+}
+
+// dateBefore reports whether the date of a, in its location, is before
+// the date of b, in its.
+func dateBefore(a, b time.Time) bool {
+	ay, am, ad := a.Date()
+	by, bm, bd := b.Date()
+	if ay != by {
+		return ay < by
 	}
-	return t.Format(time.RFC3339)
+	if am != bm {
+		return am < bm
+	}
+	return ad < bd
 }
 
 // rejectDocument fails a streamed 2xx whose body is an HTML page or a JSON

@@ -16,14 +16,14 @@ func TestExportAuditLog(t *testing.T) {
 	c, mux, _ := setup(t)
 	mux.HandleFunc("GET /api/v1/audit-logs/export", func(w http.ResponseWriter, r *http.Request) {
 		testHeader(t, r, "Authorization", "Bearer "+testKey)
-		testQuery(t, r, "end=2024-02-01T12%3A30%3A00Z&eventName=Logged+in&search=deploy&start=2024-01-01&userEmail=a%40example.com")
+		testQuery(t, r, "end=2024-02-01&eventName=Logged+in&search=deploy&start=2024-01-01&userEmail=a%40example.com")
 		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 		w.Header().Set("Content-Disposition", `attachment; filename="../../etc/audit-2024.csv"`)
 		io.WriteString(w, "\ufefftimestamp,user email,event name\n2024-01-01T00:00:00Z,a@example.com,Logged in\n\"2024-01-02T00:00:00Z\",\"b@example.com\",\"Created, \"\"x\"\"\"\nshort\n")
 	})
 	log, err := c.ExportAuditLog(context.Background(), AuditLogOptions{
 		Start:     time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC),
-		End:       time.Date(2024, 2, 1, 12, 30, 0, 0, time.UTC),
+		End:       time.Date(2024, 2, 1, 0, 0, 0, 0, time.FixedZone("UTC-5", -5*3600)),
 		Search:    "deploy",
 		EventName: "Logged in",
 		UserEmail: "a@example.com",
@@ -145,16 +145,25 @@ func TestAttachmentName(t *testing.T) {
 	}
 }
 
+// TestIsoDate: start and end are ISO 8601 dates (the specification's
+// "start (ISO 8601 date)"): the date of the value in its own location,
+// never a timestamp (a value off midnight UTC was sent as RFC 3339).
 func TestIsoDate(t *testing.T) {
-	if got := isoDate(time.Date(2024, 3, 4, 0, 0, 0, 0, time.UTC)); got != "2024-03-04" {
-		t.Error(got)
+	tests := []struct {
+		name string
+		t    time.Time
+		want string
+	}{
+		{name: "midnight UTC", t: time.Date(2024, 3, 4, 0, 0, 0, 0, time.UTC), want: "2024-03-04"},
+		{name: "midnight east of UTC", t: time.Date(2024, 3, 4, 0, 0, 0, 0, time.FixedZone("x", 3600)), want: "2024-03-04"},
+		{name: "midnight west of UTC", t: time.Date(2024, 3, 4, 0, 0, 0, 0, time.FixedZone("y", -10*3600)), want: "2024-03-04"},
 	}
-	loc := time.FixedZone("x", 3600)
-	if got := isoDate(time.Date(2024, 3, 4, 1, 0, 0, 0, loc)); got != "2024-03-04" {
-		t.Error(got)
-	}
-	if got := isoDate(time.Date(2024, 3, 4, 0, 0, 0, 0, loc)); got != "2024-03-04T00:00:00+01:00" {
-		t.Error(got)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := isoDate(tt.t); got != tt.want {
+				t.Errorf("isoDate(%v) = %q, want %q", tt.t, got, tt.want)
+			}
+		})
 	}
 }
 
@@ -289,8 +298,22 @@ func TestAuditLogOptionsValidate(t *testing.T) {
 		{name: "range and email", o: &AuditLogOptions{Start: day, End: day.AddDate(0, 1, 0), UserEmail: "ada@acme.example.com"}},
 		{name: "same day", o: &AuditLogOptions{Start: day, End: day}},
 		{name: "open end", o: &AuditLogOptions{Start: day}},
-		{name: "end before start", o: &AuditLogOptions{Start: day, End: day.Add(-time.Second)},
+		{name: "end before start", o: &AuditLogOptions{Start: day, End: day.AddDate(0, 0, -1)},
 			want: []FieldError{fe("end", "must not be before start")}},
+		{name: "dates in other locations", o: &AuditLogOptions{
+			Start: time.Date(2025, 3, 1, 0, 0, 0, 0, time.FixedZone("UTC+2", 2*3600)),
+			End:   time.Date(2025, 3, 1, 0, 0, 0, 0, time.FixedZone("UTC-8", -8*3600)),
+		}},
+		{name: "end before start by date, not by instant", o: &AuditLogOptions{
+			// 2025-03-01T10:00Z, then 2025-03-01T12:00Z: later as an
+			// instant, a day earlier as the date that is sent.
+			Start: time.Date(2025, 3, 2, 0, 0, 0, 0, time.FixedZone("UTC+14", 14*3600)),
+			End:   time.Date(2025, 3, 1, 0, 0, 0, 0, time.FixedZone("UTC-12", -12*3600)),
+		}, want: []FieldError{fe("end", "must not be before start")}},
+		{name: "times of day", o: &AuditLogOptions{Start: day.Add(8 * time.Hour), End: day.AddDate(0, 0, 1).Add(-time.Nanosecond)},
+			want: []FieldError{fe("start", ruleDate), fe("end", ruleDate)}},
+		{name: "midnight UTC seen from another zone has a time of day", o: &AuditLogOptions{Start: day.In(time.FixedZone("UTC+2", 2*3600))},
+			want: []FieldError{fe("start", ruleDate)}},
 		{name: "bad email", o: &AuditLogOptions{UserEmail: "ada@"}, want: []FieldError{fe("userEmail", "must be an email address")}},
 	}
 	for _, tt := range tests {

@@ -99,8 +99,12 @@ func decodeBranch(body []byte) (*Branch, error) {
 // Personal development branches and the production branch are rejected by
 // the platform.
 func (c *Client) SetStagingEnvironment(ctx context.Context, deploymentID int64, req *StagingEnvironmentRequest) (*Branch, error) {
-	probs, bodyErr := checkBody(checkDeployment(deploymentID), "body", req != nil, req)
-	if err := validationErr("staging-environment", probs, bodyErr); err != nil {
+	probs := checkDeployment(deploymentID)
+	if req == nil {
+		// enabled is required and a bool: only a missing body lacks it.
+		probs = append(probs, FieldError{Field: "enabled", Rule: ruleRequired})
+	}
+	if err := validationErr("staging-environment", probs, req.Validate()); err != nil {
 		return nil, err
 	}
 	path := "/build" + deploymentPath(deploymentID) + "/branches/staging-environment"

@@ -31,8 +31,10 @@ type Pagination struct {
 	Total  int `json:"total"`
 }
 
-// Deployment is an item of the deployment list. The platform documents
-// the id as a string in one place and a number in another; both decode.
+// Deployment is an item of the deployment list. The specification types
+// the id as a string, the platform's schema as an integer: ID reads a JSON
+// number or a string holding an integer ("42"); any other id fails the
+// call with an error matching ErrUnexpectedResponse that names it.
 type Deployment struct {
 	ID        int64
 	Name      string

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -255,6 +257,10 @@ func TestCreateDataAPIToken(t *testing.T) {
 		{"no body", nil, "", `{"token":"` + testToken + `"}`},
 		{"expiresIn", &DataAPITokenRequest{ExpiresIn: 120}, `{"expiresIn":120}`, `{"cubeApiToken":"` + testToken + `"}`},
 		{"zero request", &DataAPITokenRequest{}, `{}`, `{"data":{"token":"` + testToken + `"}}`},
+		// cubeApiToken is the documented field (DeploymentTokenResponse);
+		// token is read only when it is missing.
+		{"documented field first", nil, "", `{"token":"other","cubeApiToken":"` + testToken + `"}`},
+		{"documented field null", nil, "", `{"cubeApiToken":null,"token":"` + testToken + `"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -323,12 +329,6 @@ func TestUpdateDeployment(t *testing.T) {
 	}
 	if s.ID != 4 || s.Name != "prod" || s.ReleaseChannelVersion != "1.6.0" || s.TemplateVariables["b"] != "2" || len(s.Raw) == 0 {
 		t.Errorf("settings = %+v", s)
-	}
-	if _, err := c.UpdateDeployment(context.Background(), 4, nil); !errors.Is(err, ErrInvalidRequest) {
-		t.Error(err)
-	}
-	if _, err := c.UpdateDeployment(context.Background(), 4, &UpdateDeploymentRequest{}); !errors.Is(err, ErrInvalidRequest) {
-		t.Error(err)
 	}
 }
 
@@ -457,9 +457,22 @@ func TestUpdateDeploymentRequestValidate(t *testing.T) {
 		{name: "hold only", r: &UpdateDeploymentRequest{ReleaseChannelVersionHold: new(false)}},
 		{name: "clear launchpad tabs", r: &UpdateDeploymentRequest{LaunchpadTabs: []string{}}},
 		{name: "template variables", r: &UpdateDeploymentRequest{TemplateVariables: map[string]any{"replicas": 2}}},
-		{name: "nil request", r: nil, want: []FieldError{fe("request", "must set at least one field to update")}},
-		{name: "nothing to update", r: &UpdateDeploymentRequest{TemplateVariables: map[string]any{}},
-			want: []FieldError{fe("request", "must set at least one field to update")}},
+		// A partial update with every field optional: nothing to update is
+		// a valid request.
+		{name: "nil request", r: nil},
+		{name: "nothing to update", r: &UpdateDeploymentRequest{TemplateVariables: map[string]any{}}},
+		{name: "every enum value", r: &UpdateDeploymentRequest{CloudProvider: "gcp", CreationMethod: "github", DeployMode: "cli",
+			ReleaseChannel: "latest", Template: "multiCluster"}},
+		// The enums of UpdateDeploymentInput (platform notes, section 8).
+		{name: "values outside the enums", r: &UpdateDeploymentRequest{CloudProvider: "azure", CreationMethod: "git",
+			DeployMode: "GIT", ReleaseChannel: "stable", Template: "cluster"},
+			want: []FieldError{
+				fe("releaseChannel", "must be one of latest, release"),
+				fe("cloudProvider", "must be one of cubecloud, aws, gcp"),
+				fe("template", "must be one of single, simpleCluster, multiCluster"),
+				fe("creationMethod", "must be one of upload, cubecloud, github, ssh"),
+				fe("deployMode", "must be one of git, cli"),
+			}},
 		{name: "bad version", r: &UpdateDeploymentRequest{ReleaseChannelVersion: "1.7"},
 			want: []FieldError{fe("releaseChannelVersion", ruleVersion)}},
 		{name: "empty variable name", r: &UpdateDeploymentRequest{TemplateVariables: map[string]any{"": 1, "ok": math.NaN()}},
@@ -467,5 +480,93 @@ func TestUpdateDeploymentRequestValidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { valCheck(t, "update-deployment", tt.r.Validate(), tt.want) })
+	}
+}
+
+// TestNilBodiesReportEveryRule: a missing request body is checked as an
+// empty one, so every broken rule is named (it was reported as
+// "body: is required" alone).
+func TestNilBodiesReportEveryRule(t *testing.T) {
+	c, _, _ := setup(t)
+	ctx := context.Background()
+	t.Run("staging environment", func(t *testing.T) {
+		_, err := c.SetStagingEnvironment(ctx, 5, nil)
+		valCheck(t, "staging-environment", err, []FieldError{
+			fe("enabled", "is required"), fe("branchName", "give exactly one of branchName or branchId"),
+		})
+	})
+	t.Run("meta token", func(t *testing.T) {
+		_, err := c.CreateMetaToken(ctx, 5, "7", nil)
+		valCheck(t, "tokens-for-meta-sync", err, []FieldError{fe("security_context", "is required")})
+	})
+}
+
+// TestUpdateDeploymentNothingToUpdate: PUT /api/v1/deployments/{id} is a
+// partial update whose fields are all optional, so an empty request is
+// sent ({}), and a nil one without a body (the body is optional); the
+// client refused both.
+func TestUpdateDeploymentNothingToUpdate(t *testing.T) {
+	tests := []struct {
+		name     string
+		req      *UpdateDeploymentRequest
+		wantBody string
+	}{
+		{name: "nil request", req: nil, wantBody: ""},
+		{name: "empty request", req: &UpdateDeploymentRequest{}, wantBody: "{}"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, mux, _ := setup(t)
+			mux.HandleFunc("PUT /api/v1/deployments/4", func(w http.ResponseWriter, r *http.Request) {
+				b, _ := io.ReadAll(r.Body)
+				if string(b) != tt.wantBody {
+					t.Errorf("body %q, want %q", b, tt.wantBody)
+				}
+				writeJSON(w, 200, `{"id":4,"name":"prod"}`)
+			})
+			s, err := c.UpdateDeployment(context.Background(), 4, tt.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.ID != 4 {
+				t.Errorf("settings = %+v", s)
+			}
+		})
+	}
+}
+
+// TestDeploymentIDForms: the specification types a deployment list item's
+// id as a string, the platform's schema as an integer. Deployment.ID reads
+// a JSON number or a string holding a decimal integer; anything else fails
+// the call with ErrUnexpectedResponse naming the id (docs/client.md).
+func TestDeploymentIDForms(t *testing.T) {
+	tests := []struct {
+		name    string
+		id      string
+		want    int64
+		wantErr string
+	}{
+		{name: "number", id: `42`, want: 42},
+		{name: "numeric string", id: `"42"`, want: 42},
+		{name: "non-numeric string", id: `"prod-1"`, wantErr: `deployment: id "prod-1" is not an integer`},
+		{name: "fraction", id: `4.5`, wantErr: `deployment: id 4.5 is not an integer`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, mux, _ := setup(t, WithRetry(RetryPolicy{MaxAttempts: 1}))
+			mux.HandleFunc("GET /api/v1/deployments", func(w http.ResponseWriter, r *http.Request) {
+				writeJSON(w, 200, `{"data":{"deployments":[{"id":`+tt.id+`,"name":"x"}]},"pagination":{"offset":0,"limit":20,"total":1}}`)
+			})
+			page, err := c.ListDeployments(context.Background(), ListOptions{})
+			if tt.wantErr != "" {
+				if !errors.Is(err, ErrUnexpectedResponse) || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want ErrUnexpectedResponse with %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || len(page.Deployments) != 1 || page.Deployments[0].ID != tt.want {
+				t.Fatalf("page = %+v, %v; want id %d", page, err, tt.want)
+			}
+		})
 	}
 }

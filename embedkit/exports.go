@@ -315,8 +315,9 @@ func checkJob(deploymentID int64, jobID string) []FieldError {
 // wait for it with WaitDashboardExport and download it before then. The
 // call is not retried once it may have reached the platform.
 func (c *Client) SubmitDashboardExport(ctx context.Context, deploymentID int64, req *DashboardExportRequest) (*ExportJob, error) {
-	probs, bodyErr := checkBody(checkDeployment(deploymentID), "format", req != nil, req)
-	if err := validationErr("dashboard-export", probs, bodyErr); err != nil {
+	// A nil request is checked as an empty one, so that every rule it
+	// breaks is reported (Validate takes a nil receiver).
+	if err := validationErr("dashboard-export", checkDeployment(deploymentID), req.Validate()); err != nil {
 		return nil, err
 	}
 	return fetch(ctx, c, http.MethodPost, exportsPath(deploymentID), req,

@@ -33,7 +33,7 @@ func TestSubmitDashboardExport(t *testing.T) {
 	}
 	_, err = c.SubmitDashboardExport(context.Background(), 0, nil)
 	var ve *ValidationError
-	if !errors.As(err, &ve) || len(ve.Problems) != 2 {
+	if !errors.As(err, &ve) || len(ve.Problems) != 3 {
 		t.Fatalf("err = %v", err)
 	}
 	if _, err := c.SubmitDashboardExport(context.Background(), 8, &DashboardExportRequest{Format: FormatPNG}); !errors.Is(err, ErrInvalidRequest) {
@@ -319,14 +319,14 @@ func TestDashboardExportRequestValidate(t *testing.T) {
 			r.RenderAs.Email = "x"
 			r.RenderAs.EmbedTenantName = "-acme"
 			r.RenderAs.ExternalID = "\x01"
-			r.RenderAs.Groups = []string{"a", "a"}
+			r.RenderAs.Groups = []string{"a", "a", ""} // a repeated name is no rule of the platform's
 			r.RenderAs.SecurityContext = map[string]any{"c": make(chan int)}
 			r.RenderAs.UserAttributes = append(r.RenderAs.UserAttributes, UserAttributeInput{Name: "region", Value: 1})
 		}, want: []FieldError{
 			fe("renderAs.email", "must be an email address"),
 			fe("renderAs.embedTenantName", "must match ^[a-z][a-z0-9-]{0,34}[a-z0-9]$"),
 			fe("renderAs.externalId", "must not contain control characters"),
-			fe("renderAs.groups[1]", `duplicate name "a"`),
+			fe("renderAs.groups[2]", "is required"),
 			fe("renderAs.securityContext", "must be JSON-encodable"),
 			fe("renderAs.userAttributes[1].name", `duplicate name "region"`),
 		}},
@@ -368,4 +368,32 @@ func TestDashboardExportRequestValidate(t *testing.T) {
 			fe("dashboardId", "give exactly one of dashboardId or dashboardPublicId"), fe("format", "is required"),
 		})
 	})
+}
+
+// TestSubmitDashboardExportReportsEveryRule: a missing or empty request
+// reports every rule it breaks before anything is sent, the exactly-one-of
+// rule of the dashboard ids as well as the format (a nil request reported
+// only the format).
+func TestSubmitDashboardExportReportsEveryRule(t *testing.T) {
+	c, _, _ := setup(t)
+	bothRules := []FieldError{
+		fe("dashboardId", "give exactly one of dashboardId or dashboardPublicId"), fe("format", "is required"),
+	}
+	tests := []struct {
+		name       string
+		deployment int64
+		req        *DashboardExportRequest
+		want       []FieldError
+	}{
+		{name: "nil request", deployment: 1, req: nil, want: bothRules},
+		{name: "empty request", deployment: 1, req: &DashboardExportRequest{}, want: bothRules},
+		{name: "nil request without a deployment", deployment: 0, req: nil,
+			want: append([]FieldError{fe("deploymentId", "must be a positive number")}, bothRules...)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := c.SubmitDashboardExport(context.Background(), tt.deployment, tt.req)
+			valCheck(t, "dashboard-export", err, tt.want)
+		})
+	}
 }

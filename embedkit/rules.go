@@ -24,9 +24,11 @@ import (
 // changes the request. On a valid request the checks allocate nothing
 // beyond what the locale and picture parsers need.
 
-// MaxIDLength is the longest ExternalID or InternalID, in characters,
-// that Validate accepts. The platform states no limit; identifiers longer
-// than this are almost certainly not user identifiers.
+// MaxIDLength was the longest ExternalID or InternalID, in characters,
+// that Validate accepted.
+//
+// Deprecated: the platform states no length limit for ids, and Validate no
+// longer applies one.
 const MaxIDLength = 256
 
 // MaxSecurityContextDepth is how deeply a security context may nest: the
@@ -93,9 +95,7 @@ const (
 	ruleBlank         = "must not be blank"
 	ruleUTF8          = "must be valid UTF-8"
 	ruleControl       = "must not contain control characters"
-	ruleIDLength      = "must be at most 256 characters"
 	ruleNotInternal   = "not allowed with internalId"
-	ruleEmail         = "must be an email address"
 	ruleTenantName    = "must match " + tenantNameRule
 	ruleNeedsCreator  = "requires creatorMode: true"
 	ruleNeedsTenant   = "requires embedTenantName"
@@ -113,8 +113,10 @@ const (
 	ruleNotEmpty      = "must not be empty"
 	ruleFilterOp      = "must be one of equals, not_equals, greater_than, greater_than_or_equal, less_than, less_than_or_equal, contains, not_contains, starts_with, not_starts_with, ends_with, not_ends_with, is_null, is_not_null, is_empty, is_not_empty, between, custom"
 	ruleExactlyOneID  = "give exactly one of externalId or internalId"
-	ruleCaseFold      = "must change under trimming and lower-casing in ASCII only (white space at the ends, letters A-Z): lower-casing a character such as the Kelvin sign U+212A would make it another user's id"
-	ruleNothingToSend = "must set at least one field to update"
+	ruleEmail         = "must be an email address"
+	ruleDate          = "must be a date: midnight in its own location, with no time of day (the platform takes an ISO 8601 date, YYYY-MM-DD)"
+	ruleEmailInternal = "is used only with externalId"
+	ruleCaseFold      = "trimming and lower-casing may change it in ASCII only (white space at the ends, letters A-Z): lower-casing a character such as the Kelvin sign U+212A would make it another user's id"
 )
 
 // checkIdentifier checks an external or internal user id; normalize
@@ -137,14 +139,10 @@ func checkIdentifier(p *problems, field, raw string, normalize bool) {
 		p.add(field, ruleBlank)
 	case hasControlChar(s):
 		p.add(field, ruleControl)
-	case utf8.RuneCountInString(s) > MaxIDLength:
-		p.add(field, ruleIDLength)
 	}
 }
 
 // Accessors of the name of a list item, for checkName.
-func identity(s *string) string { return *s }
-
 func groupDefinitionName(d *GroupDefinition) string { return d.Name }
 
 func attributeDefinitionName(d *UserAttributeDefinition) string { return d.Name }
@@ -271,8 +269,10 @@ func isSessionID(s string) bool {
 // IsEmailAddress reports whether s is a bare email address (no display
 // name, no angle brackets, no comments) of at most 254 bytes, as net/mail
 // parses it; a quoted local part must be quoted as net/mail writes it.
-// Plain ASCII addresses are recognised without net/mail. It is the rule
-// Validate applies to every email field.
+// Plain ASCII addresses are recognised without net/mail. Validate applies
+// it to the audit export's userEmail (the specification's "string
+// <EMAIL>") and to a dashboard export's renderAs.email; generate-session's
+// email has no format on the platform and is not held to it.
 func IsEmailAddress(s string) bool {
 	if len(s) > maxEmailLength {
 		return false
@@ -415,16 +415,6 @@ func validationErr(op string, probs []FieldError, bodyErr error) error {
 		return nil
 	}
 	return &ValidationError{Op: op, Problems: probs}
-}
-
-// checkBody adds to probs a problem naming field when the request body is
-// missing (present is false), and otherwise returns the body's own
-// validation error.
-func checkBody(probs []FieldError, field string, present bool, body interface{ Validate() error }) ([]FieldError, error) {
-	if !present {
-		return append(probs, FieldError{Field: field, Rule: "is required"}), nil
-	}
-	return probs, body.Validate()
 }
 
 // checkDeployment is the deploymentId path check.

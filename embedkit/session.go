@@ -218,22 +218,27 @@ func ExternalIDCaseSafe(s string) bool {
 //
 //   - deploymentId is required and positive.
 //   - Exactly one of externalId or internalId. Each is valid UTF-8 without
-//     control characters and at most MaxIDLength characters; externalId
-//     must not be blank once trimmed, and normalising it may change it in
-//     ASCII only (ExternalIDCaseSafe).
+//     control characters (no length limit: the platform states none);
+//     externalId must not be blank once trimmed, and normalising it may
+//     change it in ASCII only (ExternalIDCaseSafe).
 //   - With internalId, groups, userAttributes, groupDefinitions,
 //     userAttributeDefinitions, securityContext and userProfile are not
-//     allowed. email is allowed only with externalId and must be a bare
-//     address (net/mail syntax, at most 254 bytes).
+//     allowed (rule 5). email is "used only with externalId" (the
+//     specification's field table); it has no format (neither the
+//     specification nor the platform's schema gives one) and is only held
+//     to valid UTF-8 without control characters.
 //   - userProfile.picture is an absolute http:// or https:// URL with a host.
 //   - embedTenantName matches ^[a-z][a-z0-9-]{0,34}[a-z0-9]$. This is the
 //     schema pattern, which allows 2 to 36 characters; the platform's prose
 //     says 5 to 36, and the schema is followed.
 //   - tenantGroups and tenantGroupDefinitions need creatorMode true and
 //     embedTenantName; userAttributeDefinitions need creatorMode true.
-//   - Group names and the names of every definition and attribute input
-//     are non-blank and unique within their list. groupDefinitions is
-//     deprecated and ignored by the platform; it is checked only for that.
+//   - Group names (groups, tenantGroups) are non-blank; a name may repeat.
+//     The names of tenantGroupDefinitions, userAttributeDefinitions and
+//     userAttributes are non-blank and unique within their list (the
+//     platform rejects repeated names there). groupDefinitions is
+//     deprecated, "accepted without error, has no effect": its items are
+//     not checked.
 //   - A definition's type is one of the five AttributeType values.
 //   - An attribute value is nil, a string, a bool, a Go number or
 //     json.Number (finite), a []string, a slice of a Go number type, or a
@@ -245,9 +250,10 @@ func ExternalIDCaseSafe(s string) bool {
 //   - settings.locale, when set, is a well-formed BCP-47 tag as
 //     golang.org/x/text/language parses it (unknown but well-formed
 //     subtags pass: the platform falls back to its default locale) and
-//     uses '-' separators. settings.timezone, when set, is non-empty and
-//     free of control characters; it is not looked up, because the
-//     platform ignores unknown zones.
+//     uses '-' separators (the specification: "a BCP-47 code"; an empty
+//     locale is not one). settings.timezone, when set, is free of control
+//     characters; it is not looked up, and may be empty, because an
+//     unknown name "falls through and does not fail the session".
 //   - embedTheme colours and font are free-form (CSS colours and font
 //     names): any string without control characters passes.
 //   - branchName has no control characters.
@@ -274,12 +280,19 @@ func (r *GenerateSessionRequest) Validate() error {
 	if internal {
 		checkIdentifier(&p, "internalId", r.InternalID, false)
 	}
+	// The specification's table says email is "used only with
+	// externalId"; it states no format for it (nor does the platform's
+	// schema: "No format in spec"), so no address syntax is checked. Like
+	// every free-form string, it must be sent as given: valid UTF-8 (JSON
+	// would replace other bytes) without control characters.
 	if r.Email != "" {
 		if r.ExternalID == "" {
-			p.add("email", "only allowed with externalId")
+			p.add("email", ruleEmailInternal)
 		}
-		if !IsEmailAddress(r.Email) {
-			p.add("email", ruleEmail)
+		if !utf8.ValidString(r.Email) {
+			p.add("email", ruleUTF8)
+		} else if hasControlChar(r.Email) {
+			p.add("email", ruleControl)
 		}
 	}
 	if r.UserProfile != nil {
@@ -310,11 +323,11 @@ func (r *GenerateSessionRequest) Validate() error {
 		checkTenantScope(&p, "tenantGroupDefinitions", creator, tenant)
 		checkGroupDefinitions(&p, "tenantGroupDefinitions", r.TenantGroupDefinitions)
 	}
-	if r.GroupDefinitions != nil {
-		if internal {
-			p.add("groupDefinitions", ruleNotInternal)
-		}
-		checkGroupDefinitions(&p, "groupDefinitions", r.GroupDefinitions)
+	// groupDefinitions is deprecated, "accepted without error, has no
+	// effect": its items are not checked. Rule 5 still forbids the field
+	// with internalId.
+	if r.GroupDefinitions != nil && internal {
+		p.add("groupDefinitions", ruleNotInternal)
 	}
 	if r.UserAttributes != nil {
 		if internal {
@@ -375,12 +388,15 @@ func checkTenantScope(p *problems, field string, creator, tenant bool) {
 	}
 }
 
-// checkGroupNames checks a list of group names: each non-blank, none
-// repeated.
+// checkGroupNames checks a list of group names: each non-blank (a group
+// must already exist, and none is named blank). A name may repeat: the
+// platform has no rule against it (it rejects repeated definition names
+// only).
 func checkGroupNames(p *problems, field string, names []string) {
-	seen := nameSet(len(names))
 	for i, n := range names {
-		checkName(p, field, i, "", n, names, identity, seen)
+		if strings.TrimSpace(n) == "" {
+			p.add(indexField(field, i, ""), ruleRequired)
+		}
 	}
 }
 

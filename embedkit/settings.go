@@ -110,9 +110,9 @@ func checkSettingsValues(p *problems, s *EmbedSessionSettings) {
 		}
 	}
 	if s.Timezone != nil {
+		// An unknown name, the empty one included, "falls through and does
+		// not fail the session" (EmbedSessionSettings.timezone).
 		switch tz := *s.Timezone; {
-		case tz == "":
-			p.add("settings.timezone", ruleNotEmpty)
 		case len(tz) > maxTimezoneLength:
 			p.add("settings.timezone", "must be at most 128 bytes")
 		case !utf8.ValidString(tz):

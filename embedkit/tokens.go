@@ -36,8 +36,9 @@ type DataAPITokenRequest struct {
 	ExpiresIn int `json:"expiresIn,omitzero"`
 }
 
-// DataAPIToken is a data API token. Its String method never prints the
-// token.
+// DataAPIToken is a data API token, read from the response's cubeApiToken
+// (the documented field; token is accepted too). Its String method never
+// prints the token.
 type DataAPIToken struct {
 	Token string `json:"token"`
 }
@@ -104,18 +105,22 @@ func decodeMetaToken(body []byte) (*MetaToken, error) {
 	return t, nil
 }
 
-// dataAPITokenAltField is the field name the platform's OpenAPI schema
-// gives the data API token.
-const dataAPITokenAltField = "cubeApiToken"
+// dataAPITokenFields are the fields decodeDataAPIToken reads, in order.
+// The specification does not show the response; the platform's schema
+// documents it as DeploymentTokenResponse {cubeApiToken string, required}
+// (notes, section 9), so cubeApiToken is read first. token, the field of
+// the specification's other token results, is read only as a tolerance
+// when cubeApiToken is missing, null or empty.
+var dataAPITokenFields = [...]string{"cubeApiToken", "token"}
 
-// decodeDataAPIToken reads {"token"} or the schema's alternative field
-// name, unwrapped or under "data".
+// decodeDataAPIToken reads {"cubeApiToken"} (or, as a tolerance,
+// {"token"}), unwrapped or under "data".
 func decodeDataAPIToken(body []byte) (*DataAPIToken, error) {
 	var w map[string]json.RawMessage
 	if err := json.Unmarshal(unwrapData(body), &w); err != nil {
 		return nil, err
 	}
-	for _, k := range []string{"token", dataAPITokenAltField} {
+	for _, k := range dataAPITokenFields {
 		if raw, ok := w[k]; ok && !isNull(raw) {
 			var s string
 			if err := json.Unmarshal(raw, &s); err != nil {
@@ -126,7 +131,7 @@ func decodeDataAPIToken(body []byte) (*DataAPIToken, error) {
 			}
 		}
 	}
-	return nil, errors.New("token missing")
+	return nil, errors.New("cubeApiToken missing")
 }
 
 // CreateMetaToken issues a metadata-only token for an environment:
@@ -138,8 +143,7 @@ func (c *Client) CreateMetaToken(ctx context.Context, deploymentID int64, enviro
 	if strings.TrimSpace(environmentID) == "" {
 		probs = append(probs, FieldError{Field: "environmentId", Rule: "is required"})
 	}
-	probs, bodyErr := checkBody(probs, "security_context", req != nil, req)
-	if err := validationErr("tokens-for-meta-sync", probs, bodyErr); err != nil {
+	if err := validationErr("tokens-for-meta-sync", probs, req.Validate()); err != nil {
 		return nil, err
 	}
 	path := deploymentPath(deploymentID) + "/environments/" + url.PathEscape(environmentID) + "/tokens-for-meta-sync"

@@ -3,6 +3,7 @@ package embedkit_test
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/embedkit/embedkit/embedkit"
 )
@@ -63,4 +64,26 @@ func ExampleParseSettings() {
 	// Output:
 	// false de-DE <nil>
 	// embedkit: settings: "showDashboardHeader" is an iframe URL parameter, not a session setting; set it on the embed URL
+}
+
+func ExampleUpdateDeploymentRequest_Validate() {
+	// Every field of the partial update is optional; the enumerated ones
+	// take only the platform's values.
+	fmt.Println((&embedkit.UpdateDeploymentRequest{}).Validate())
+	err := (&embedkit.UpdateDeploymentRequest{ReleaseChannel: "stable", DeployMode: "git"}).Validate()
+	fmt.Println(err)
+	// Output:
+	// <nil>
+	// embedkit: invalid update-deployment request: releaseChannel: must be one of latest, release
+}
+
+func ExampleAuditLogOptions_Validate() {
+	berlin := time.FixedZone("CET", 3600)
+	// A day in its own location is sent as that date: start=2024-01-01.
+	fmt.Println((&embedkit.AuditLogOptions{Start: time.Date(2024, 1, 1, 0, 0, 0, 0, berlin)}).Validate())
+	// The platform takes dates: a time of day is refused, not cut off.
+	fmt.Println((&embedkit.AuditLogOptions{End: time.Date(2024, 1, 31, 18, 0, 0, 0, berlin)}).Validate())
+	// Output:
+	// <nil>
+	// embedkit: invalid audit-log-export request: end: must be a date: midnight in its own location, with no time of day (the platform takes an ISO 8601 date, YYYY-MM-DD)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -26,6 +27,12 @@ type DeploymentVersion struct {
 // To switch versions set ReleaseChannelVersion to "1.4.2", "v1.4.2" or
 // "image/repo:v1.4.2"; setting only ReleaseChannel moves the deployment to
 // that channel's latest version.
+//
+// The enumerated fields take only the values of the platform's schema:
+// ReleaseChannel latest or release; CloudProvider cubecloud, aws or gcp;
+// Template single, simpleCluster or multiCluster; CreationMethod upload,
+// cubecloud, github or ssh; DeployMode git or cli. Validate refuses any
+// other value, naming the field and the values.
 type UpdateDeploymentRequest struct {
 	ReleaseChannelVersion     string         `json:"releaseChannelVersion,omitzero"`
 	ReleaseChannel            string         `json:"releaseChannel,omitzero"`
@@ -38,6 +45,25 @@ type UpdateDeploymentRequest struct {
 	LaunchpadTabs             []string       `json:"launchpadTabs,omitzero"`
 	CreationMethod            string         `json:"creationMethod,omitzero"`
 	DeployMode                string         `json:"deployMode,omitzero"`
+}
+
+// The values the platform's UpdateDeploymentInput schema allows for the
+// enumerated fields of UpdateDeploymentRequest (the specification names
+// the fields only; the values are the platform's schema's). Validate
+// refuses any other value, naming the field and these values.
+var (
+	releaseChannels     = []string{"latest", "release"}
+	cloudProviders      = []string{"cubecloud", "aws", "gcp"}
+	deploymentTemplates = []string{"single", "simpleCluster", "multiCluster"}
+	creationMethods     = []string{"upload", "cubecloud", "github", "ssh"}
+	deployModes         = []string{"git", "cli"}
+)
+
+// checkEnum adds a problem when value is set and not one of allowed.
+func checkEnum(p *problems, field, value string, allowed []string) {
+	if value != "" && !slices.Contains(allowed, value) {
+		p.add(field, "must be one of "+strings.Join(allowed, ", "))
+	}
 }
 
 // DeploymentSettings is the answer of a deployment update. The platform
@@ -101,31 +127,33 @@ func parseVersion(s string) (semver, rule string) {
 }
 
 // Validate reports the problems of a deployment update, Op
-// "update-deployment": the request must change something (a request with
-// every field zero, or only an empty templateVariables, is refused);
-// releaseChannelVersion, when set, is a version ParseVersion accepts;
+// "update-deployment". Every field is optional (a partial update): a nil
+// or empty request is valid. releaseChannel, cloudProvider, template,
+// creationMethod and deployMode, when set, are one of the values their
+// fields' comments list (the enums of the platform's UpdateDeploymentInput
+// schema); releaseChannelVersion, when set, is a version ParseVersion accepts;
 // templateVariables keys are non-empty and the map is JSON-encodable.
 func (r *UpdateDeploymentRequest) Validate() error {
 	if r == nil {
 		r = &UpdateDeploymentRequest{}
 	}
 	p := problems{op: "update-deployment"}
-	if r.ReleaseChannelVersion == "" && r.ReleaseChannel == "" && r.ReleaseChannelVersionHold == nil &&
-		r.CloudProvider == "" && r.Region == "" && r.Template == "" && len(r.TemplateVariables) == 0 &&
-		r.DefaultLaunchpadViewGroup == "" && r.LaunchpadTabs == nil && r.CreationMethod == "" && r.DeployMode == "" {
-		p.add("request", ruleNothingToSend)
-	}
 	if r.ReleaseChannelVersion != "" {
 		if _, rule := parseVersion(r.ReleaseChannelVersion); rule != "" {
 			p.add("releaseChannelVersion", rule)
 		}
 	}
+	checkEnum(&p, "releaseChannel", r.ReleaseChannel, releaseChannels)
+	checkEnum(&p, "cloudProvider", r.CloudProvider, cloudProviders)
+	checkEnum(&p, "template", r.Template, deploymentTemplates)
 	if r.TemplateVariables != nil {
 		if _, empty := r.TemplateVariables[""]; empty {
 			p.add("templateVariables", "keys must not be empty")
 		}
 		checkEncodable(&p, "templateVariables", r.TemplateVariables)
 	}
+	checkEnum(&p, "creationMethod", r.CreationMethod, creationMethods)
+	checkEnum(&p, "deployMode", r.DeployMode, deployModes)
 	return p.err()
 }
 
@@ -182,11 +210,15 @@ func (c *Client) ListVersions(ctx context.Context, deploymentID int64) ([]Deploy
 // PUT /api/v1/deployments/{deploymentId}. Zero fields of req are left
 // untouched; TemplateVariables merge key by key.
 func (c *Client) UpdateDeployment(ctx context.Context, deploymentID int64, req *UpdateDeploymentRequest) (*DeploymentSettings, error) {
-	probs, bodyErr := checkBody(checkDeployment(deploymentID), "body", req != nil, req)
-	if err := validationErr("update-deployment", probs, bodyErr); err != nil {
+	if err := validationErr("update-deployment", checkDeployment(deploymentID), req.Validate()); err != nil {
 		return nil, err
 	}
-	return fetch(ctx, c, http.MethodPut, deploymentPath(deploymentID), req, call{template: "/api/v1/deployments/{deploymentId}"},
+	// The body is optional: a nil request sends none.
+	var body any
+	if req != nil {
+		body = req
+	}
+	return fetch(ctx, c, http.MethodPut, deploymentPath(deploymentID), body, call{template: "/api/v1/deployments/{deploymentId}"},
 		func(body []byte) (*DeploymentSettings, error) {
 			var s DeploymentSettings
 			if err := json.Unmarshal(unwrapData(body), &s); err != nil {
