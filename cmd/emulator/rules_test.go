@@ -577,8 +577,8 @@ func deploymentRules(t *testing.T, e *cmdEmulator) {
 		t.Helper()
 		var out map[string]string
 		decodeJSON(t, r.body, &out)
-		if len(out) != 1 || strings.Count(out["token"], ".") != 2 {
-			t.Errorf("answer is not {\"token\": <JWT>}: %s", shown(r.body))
+		if len(out) != 1 || strings.Count(out["cubeApiToken"], ".") != 2 {
+			t.Errorf("answer is not {\"cubeApiToken\": <JWT>}: %s", shown(r.body))
 		}
 	}
 	switchTo := func(version string, hold bool) func(*testing.T, reply) {

@@ -155,7 +155,7 @@ func TestDataToken(t *testing.T) {
 		if got == 200 {
 			var out map[string]string
 			mustJSON(t, data, &out)
-			if len(out) != 1 || strings.Count(out["token"], ".") != 2 {
+			if len(out) != 1 || strings.Count(out["cubeApiToken"], ".") != 2 {
 				t.Errorf("response %s", data)
 			}
 		} else if !strings.Contains(errorOf(t, data), "expires") {

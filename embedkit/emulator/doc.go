@@ -136,7 +136,8 @@
 // with its staging environment enabled is listed as an environment of type
 // staging with id "staging-<branch>". Metadata tokens answer {data: {token,
 // created_at, expires_at}} with expires_in seconds (default 86400); data-API
-// tokens answer {"token"} with expiresIn 60 to 86400 (default 86400). Both
+// tokens answer {"cubeApiToken"} (the platform's DeploymentTokenResponse)
+// with expiresIn 60 to 86400 (default 86400). Both
 // are signed with keys of their own and never pass as embed tokens.
 //
 // PUT /api/v1/deployments/{id} is a partial update answering the

@@ -418,7 +418,7 @@ func openAPIComponents() oaMap {
 		"CreateDeploymentTokenInput": oaObject(oaMap{
 			"expiresIn": oaNullable(oaMap{"type": "integer", "minimum": 60, "maximum": 86400, "default": 86400, "description": "Lifetime in seconds."}),
 		}),
-		"DeploymentTokenResponse": oaObject(oaMap{"token": oaString("Data API token (JWT).")}, "token"),
+		"DeploymentTokenResponse": oaObject(oaMap{"cubeApiToken": oaString("Data API token (JWT).")}, "cubeApiToken"),
 
 		"DeploymentVersion": oaObject(oaMap{
 			"releaseChannelVersion": oaString("Value to pass when switching: <image_repo>:v<semver>."),
