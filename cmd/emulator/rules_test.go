@@ -662,8 +662,11 @@ func deploymentRules(t *testing.T, e *cmdEmulator) {
 			}},
 		{name: "version switch by semver", method: "PUT", path: "/api/v1/deployments/1", cred: "ek_admin_all", body: `{"releaseChannelVersion":"1.3.9"}`, status: 200,
 			check: switchTo("1.3.9", true)},
+		// The channel's latest leaves the hold the switch before set.
 		{name: "version switch by v-semver", method: "PUT", path: "/api/v1/deployments/1", cred: "ek_admin_all", body: `{"releaseChannelVersion":"v1.4.2"}`, status: 200,
-			check: switchTo("1.4.2", false)},
+			check: switchTo("1.4.2", true)},
+		{name: "version switch with surrounding white space", method: "PUT", path: "/api/v1/deployments/1", cred: "ek_admin_all", body: `{"releaseChannelVersion":" 1.3.9 "}`, status: 400, part: "releaseChannelVersion"},
+		{name: "deployMode outside its enum", method: "PUT", path: "/api/v1/deployments/1", cred: "ek_admin_all", body: `{"deployMode":"push"}`, status: 400, part: "deployMode: must be one of git, cli"},
 		{name: "version switch by image", method: "PUT", path: "/api/v1/deployments/1", cred: "ek_admin_all", body: `{"releaseChannelVersion":"platform/runtime:v1.3.9"}`, status: 200,
 			check: switchTo("1.3.9", true)},
 		{name: "version switch to an unknown version", method: "PUT", path: "/api/v1/deployments/1", cred: "ek_admin_all", body: `{"releaseChannelVersion":"9.9.9"}`, status: 400, part: "releaseChannelVersion",

@@ -142,11 +142,19 @@
 //
 // PUT /api/v1/deployments/{id} is a partial update answering the
 // deployment's settings. releaseChannelVersion is accepted as <semver>,
-// v<semver> or <image_repo>:v<semver> and must be listed (400 otherwise);
-// releaseChannel alone moves to that channel's latest; choosing a version
-// that is not its channel's latest sets releaseChannelVersionHold and
-// choosing the latest clears it, unless the request sends the hold itself.
-// templateVariables merge key by key (null removes a key).
+// v<semver> or <image_repo>:v<semver>, exactly (no white space trimmed),
+// and must be listed (400 otherwise); releaseChannel alone moves to that
+// channel's latest; choosing a version that is not its channel's latest
+// sets releaseChannelVersionHold unless the request sends the hold itself,
+// and choosing the latest leaves the hold as it was (the docs say nothing
+// of clearing it). templateVariables merge key by key, each value stored
+// as given (null included). cloudProvider (cubecloud, aws, gcp),
+// creationMethod (upload, cubecloud, github, ssh), deployMode (git, cli)
+// and template (single, simpleCluster, multiCluster) take only their
+// enum's values: 400 naming the field and the values. The platform's
+// releaseChannel enum is latest, release; the emulator's channels are the
+// ones its fixture's versions name (the built-in fixture has stable and
+// preview), and an unlisted channel is a 400.
 //
 // The audit CSV export streams the columns time (RFC 3339 UTC), eventName,
 // userEmail and data (compact JSON) as text/csv with Content-Disposition:
