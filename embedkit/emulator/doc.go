@@ -108,16 +108,23 @@
 // a branch of the deployment. A request that fails changes nothing.
 //
 // Groups replace memberships when sent, clear them when [], and keep them
-// when omitted; the same holds for tenantGroups. The effective groups are
-// signed into the token's security context at platformCloud.groups (global
-// names verbatim, tenant groups as system:tenant:{tenant}:group:{name});
-// other members of a platformCloud object sent by the caller are kept.
-// Attribute values and the user profile persist on the external user,
-// keyed by externalId; a null value clears an attribute. In creator mode,
-// attribute names resolve against the embed tenant's catalog, which
-// userAttributeDefinitions upsert. groupDefinitions, isEphemeral,
-// publicDashboardId and roles are accepted (type-checked) and have no
-// effect.
+// when omitted; the same holds for tenantGroups, whose memberships are kept
+// per embed tenant: a user's tenantGroups in one tenant never replace or
+// reach its memberships in another. The effective groups are signed into
+// the token's security context at platformCloud.groups: the global names
+// verbatim, then the memberships in the session's own embed tenant as
+// system:tenant:{tenant}:group:{name}; other members of a platformCloud
+// object sent by the caller are kept. Deleting an embed-tenant group ends
+// every user's membership of it in that tenant. A tenant group's
+// description is updated when supplied, not empty and different; it is
+// never cleared. The user profile persists on the external user, keyed by
+// externalId. Attribute values persist per user and per catalog they were
+// set in: without creatorMode names resolve against the tenant-wide
+// catalog, in creator mode against the embed tenant's own catalog (which
+// userAttributeDefinitions upsert), and a session's token carries the
+// values of the catalog it resolves against only; a null value clears an
+// attribute. groupDefinitions, isEphemeral, publicDashboardId and roles are
+// accepted (type-checked) and have no effect.
 //
 // The exchange (POST /api/v1/embed/session/token, {"sessionId"}) needs no
 // credential and answers {"token": "<JWT>"}; it works once, while the
@@ -168,7 +175,10 @@
 // gives 404; restricted data downloads, missing manage access (the user is
 // not among the dashboard's managers) and renderAs by a non-administrator
 // give 403; more than maxExportsInFlight unfinished jobs for the rendered
-// identity give 429. A job answers "pending" on its first poll,
+// identity give 429. An embed subject of renderAs renders with its stored
+// tenant-wide attribute values (renderAs attributes resolve against the
+// tenant-wide catalog), its global groups and the request's overrides;
+// nothing of them is stored. A job answers "pending" on its first poll,
 // "processing" (progress 50) on its second, and its final status from the
 // third poll on, or as soon as the clock is 2 seconds past submission:
 // "completed" (progress 100, contentType) or "failed" (error). Download

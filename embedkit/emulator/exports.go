@@ -268,12 +268,14 @@ func (st *state) resolveSubject(p *principal, ra *renderAsBody) (*renderSubject,
 	attrs := map[string]any{}
 	groups := []string{}
 	if u != nil {
-		for k, v := range u.attributes {
+		// renderAs attributes resolve against the tenant-wide catalog
+		// (st.attrs above), so the stored values of that catalog apply.
+		for k, v := range u.values(tenantWideCatalog, false) {
 			attrs[k] = cloneValue(v)
 		}
 		groups = append(groups, u.groups...)
 	} else {
-		subj.provision = &externalUser{externalID: ext, tenant: tenantName, attributes: map[string]any{}}
+		subj.provision = newExternalUser(ext)
 		if ra.Email != nil {
 			subj.provision.email = *ra.Email
 		} else {

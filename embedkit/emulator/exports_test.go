@@ -3,6 +3,7 @@ package emulator
 import (
 	"bytes"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -159,6 +160,24 @@ func TestExportRenderAsDoesNotStore(t *testing.T) {
 	e.s.mu.Unlock()
 	if !ok {
 		t.Error("embed subject not provisioned")
+	}
+}
+
+// TestExportRenderAsTenantWideValues: renderAs attributes resolve against
+// the tenant-wide catalog, so an embed subject renders with its stored
+// tenant-wide values, never those set in an embed tenant's own catalog.
+func TestExportRenderAsTenantWideValues(t *testing.T) {
+	e := setup(t)
+	e.generate(`{"deploymentId":1,"externalId":"kate","userAttributes":[{"name":"region","value":"EMEA"}]}`)
+	e.generate(`{"deploymentId":1,"externalId":"kate","creatorMode":true,"embedTenantName":"tenant-a",
+		"userAttributeDefinitions":[{"name":"secret-tier","type":"string"}],"userAttributes":[{"name":"secret-tier","value":"gold"}]}`)
+	job := e.submitExport("ek_admin_all", `{"dashboardId":10,"format":"png","renderAs":{"type":"EMBED_USER","externalId":"kate","embedTenantName":"tenant-a"}}`)
+	e.s.mu.Lock()
+	j := e.s.st.exports[job]
+	attrs := cloneMap(j.attributes)
+	e.s.mu.Unlock()
+	if !reflect.DeepEqual(attrs, map[string]any{"region": "EMEA"}) {
+		t.Errorf("render attributes %v, want the tenant-wide region only", attrs)
 	}
 }
 

@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -107,17 +108,12 @@ func (s *Server) handleDeleteTenantGroup(w http.ResponseWriter, r *http.Request)
 		return
 	}
 	delete(t.groups, found.name)
+	// Every user's membership of it in this tenant goes with it; the
+	// same name in another tenant is another group.
 	for _, u := range s.st.external {
-		if u.tenant != name {
-			continue
+		if groups, ok := u.tenantGroups[name]; ok {
+			u.tenantGroups[name] = slices.DeleteFunc(groups, func(g string) bool { return g == found.name })
 		}
-		kept := u.tenantGroups[:0]
-		for _, g := range u.tenantGroups {
-			if g != found.name {
-				kept = append(kept, g)
-			}
-		}
-		u.tenantGroups = kept
 	}
 	w.WriteHeader(http.StatusNoContent)
 }
