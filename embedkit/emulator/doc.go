@@ -189,7 +189,10 @@
 //
 // Embed-tenant groups are cursor-paginated (first 1 to 100, default 20;
 // after = the previous pageInfo.endCursor) with items, pageInfo and the
-// legacy data, count and pagination fields. Operations the specification
+// legacy data, count and pagination fields. The default and the cap are
+// the emulator's own: the platform states a cap of 100 for transform-sync
+// history only. An item holds id, name and description, also the
+// emulator's own minimum: the platform shows no item fields. Operations the specification
 // lists by path only answer 501 {"error": "not implemented by the
 // emulator"}; unknown paths answer 404 and wrong methods 405, both JSON.
 //

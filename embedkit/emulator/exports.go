@@ -319,13 +319,14 @@ func (s *Server) exportFor(w http.ResponseWriter, r *http.Request) (*exportJob, 
 	return j, true
 }
 
+// exportStatus is the platform's DashboardExportStatusResponse: status,
+// progress, error (failed only) and contentType (completed only), and no
+// other member.
 type exportStatus struct {
-	JobID       string  `json:"jobId"`
 	Status      string  `json:"status"`
 	Progress    *int    `json:"progress"`
 	Error       *string `json:"error,omitempty"`
 	ContentType *string `json:"contentType,omitempty"`
-	ExpiresAt   string  `json:"expiresAt"`
 }
 
 // settle renders a finished job once, outside the state lock.
@@ -376,7 +377,7 @@ func (s *Server) handleExportStatus(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	s.settle(j, now)
 	s.mu.Lock()
-	out := exportStatus{JobID: j.id, ExpiresAt: j.expiresAt.UTC().Format(time.RFC3339)}
+	var out exportStatus
 	progress := 0
 	switch {
 	case j.rendered && j.failed:

@@ -461,7 +461,7 @@ func (s *Server) mintSession(depID int64, b *generateSessionBody) (string, *stat
 		g := tenant.groups[*gd.Name]
 		if g == nil {
 			st.nextTenantGroupID++
-			g = &tenantGroupRec{id: st.nextTenantGroupID, name: *gd.Name, createdAt: now}
+			g = &tenantGroupRec{id: st.nextTenantGroupID, name: *gd.Name}
 			tenant.groups[g.name] = g
 		}
 		// Rule 7: updated when supplied and different, never cleared (an

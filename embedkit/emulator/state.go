@@ -62,7 +62,6 @@ type tenantGroupRec struct {
 	id          int64
 	name        string
 	description string
-	createdAt   time.Time
 }
 
 type deploymentRec struct {
@@ -188,7 +187,7 @@ func newState(f *Fixture, now time.Time) *state {
 		tr.displayName = t.DisplayName
 		for _, g := range t.Groups {
 			st.nextTenantGroupID++
-			tr.groups[g.Name] = &tenantGroupRec{id: st.nextTenantGroupID, name: g.Name, description: g.Description, createdAt: now}
+			tr.groups[g.Name] = &tenantGroupRec{id: st.nextTenantGroupID, name: g.Name, description: g.Description}
 		}
 		for _, a := range t.UserAttributes {
 			a := a

@@ -5,16 +5,16 @@ import (
 	"slices"
 	"sort"
 	"strconv"
-	"time"
 )
 
+// tenantGroupItem is an item of the embed-tenant group list. The
+// platform's documents show no item fields: these are the minimum a
+// caller needs (the id to delete it by, the name and the description
+// generate-session sets), the emulator's own, and nothing more.
 type tenantGroupItem struct {
 	ID          int64  `json:"id"`
 	Name        string `json:"name"`
 	Description string `json:"description"`
-	// SecurityContextName is how the group reaches the data model.
-	SecurityContextName string `json:"securityContextName"`
-	CreatedAt           string `json:"createdAt"`
 }
 
 // tenantFor authenticates an admin and resolves the embedTenantName path
@@ -59,11 +59,7 @@ func (s *Server) handleListTenantGroups(w http.ResponseWriter, r *http.Request) 
 	var all []tenantGroupItem
 	if t != nil {
 		for _, g := range t.groups {
-			all = append(all, tenantGroupItem{
-				ID: g.id, Name: g.name, Description: g.description,
-				SecurityContextName: "system:tenant:" + name + ":group:" + g.name,
-				CreatedAt:           g.createdAt.UTC().Format(time.RFC3339),
-			})
+			all = append(all, tenantGroupItem{ID: g.id, Name: g.name, Description: g.description})
 		}
 	}
 	s.mu.Unlock()
