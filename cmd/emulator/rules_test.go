@@ -711,13 +711,13 @@ func auditRules(t *testing.T, e *cmdEmulator) {
 				}
 				lines := strings.Split(strings.TrimSuffix(string(r.body), "\n"), "\n")
 				if len(lines) != 4 || lines[0] != "time,eventName,userEmail,data" ||
-					lines[1] != `2026-03-01T10:00:00Z,user.login,dana@acme.test,"{""ip"":""203.0.113.7""}"` {
+					lines[1] != `2026-03-01T10:00:00Z,Logged in,dana@acme.test,"{""ip"":""203.0.113.7""}"` {
 					t.Errorf("csv:\n%s", r.body)
 				}
 			}},
-		{name: "export filtered", method: "GET", path: "/api/v1/audit-logs/export?eventName=user.login&userEmail=ADMIN@acme.test", cred: "ek_admin_all", status: 200,
+		{name: "export filtered", method: "GET", path: "/api/v1/audit-logs/export?eventName=Logged%20in&userEmail=ADMIN@acme.test", cred: "ek_admin_all", status: 200,
 			check: func(t *testing.T, r reply) {
-				want := "time,eventName,userEmail,data\n" + `2026-03-02T11:00:00Z,user.login,admin@acme.test,"{""ip"":""198.51.100.4""}"` + "\n"
+				want := "time,eventName,userEmail,data\n" + `2026-03-02T11:00:00Z,Logged in,admin@acme.test,"{""ip"":""198.51.100.4""}"` + "\n"
 				if string(r.body) != want {
 					t.Errorf("csv:\n%s", r.body)
 				}

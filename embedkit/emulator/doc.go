@@ -164,7 +164,10 @@
 // preview), and an unlisted channel is a 400.
 //
 // The audit CSV export streams the columns time (RFC 3339 UTC), eventName,
-// userEmail and data (compact JSON) as text/csv with Content-Disposition:
+// userEmail and data (compact JSON; the columns are the emulator's own, the
+// platform documents none; the built-in fixture's event names are the
+// documented examples "Logged in" and "Entered dev mode") as text/csv with
+// Content-Disposition:
 // attachment; filename="audit-log.csv". start and end accept a date (whole
 // day, inclusive) or an RFC 3339 time; search matches the event data
 // case-insensitively; userEmail matches case-insensitively.

@@ -265,20 +265,22 @@ func TestDashboardByPublicID(t *testing.T) {
 func TestAuditExport(t *testing.T) {
 	e := setup(t)
 	header := "time,eventName,userEmail,data\n"
-	ev1 := "2026-03-01T10:00:00Z,user.login,dana@acme.test,\"{\"\"ip\"\":\"\"203.0.113.7\"\"}\"\n"
-	ev2 := "2026-03-02T11:00:00Z,user.login,admin@acme.test,\"{\"\"ip\"\":\"\"198.51.100.4\"\"}\"\n"
-	ev3 := "2026-03-03T12:00:00Z,dashboard.viewed,Dana@acme.test,\"{\"\"dashboard\"\":\"\"sales-overview\"\"}\"\n"
+	ev1 := "2026-03-01T10:00:00Z,Logged in,dana@acme.test,\"{\"\"ip\"\":\"\"203.0.113.7\"\"}\"\n"
+	ev2 := "2026-03-02T11:00:00Z,Logged in,admin@acme.test,\"{\"\"ip\"\":\"\"198.51.100.4\"\"}\"\n"
+	ev3 := "2026-03-03T12:00:00Z,Entered dev mode,Dana@acme.test,\"{\"\"branch\"\":\"\"dev-dana\"\"}\"\n"
 	tests := []struct{ query, want string }{
 		{"", ev1 + ev2 + ev3},
 		{"?start=2026-03-02", ev2 + ev3},
 		{"?end=2026-03-02", ev1 + ev2},
 		{"?start=2026-03-02&end=2026-03-02", ev2},
 		{"?start=2026-03-02T11:00:01Z", ev3},
-		{"?eventName=user.login", ev1 + ev2},
+		{"?eventName=Logged%20in", ev1 + ev2},
+		{"?eventName=Logged+in", ev1 + ev2},
+		{"?eventName=logged%20in", ""},
 		{"?userEmail=dana@acme.test", ev1 + ev3},
-		{"?search=SALES", ev3},
+		{"?search=DEV-DANA", ev3},
 		{"?search=203.0.113", ev1},
-		{"?eventName=user.login&userEmail=admin@acme.test", ev2},
+		{"?eventName=Logged%20in&userEmail=admin@acme.test", ev2},
 		{"?eventName=nothing", ""},
 	}
 	for _, tt := range tests {

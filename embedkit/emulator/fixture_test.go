@@ -158,3 +158,29 @@ func TestNewValidatesAndCopies(t *testing.T) {
 		t.Error("the Server shares the caller's fixture")
 	}
 }
+
+// TestFixtureAuditEventNames: the audit events of the built-in fixture and
+// of the tests' fixture use event names the platform's documentation
+// gives (its catalogue is not published; these are its examples), never
+// invented ones.
+func TestFixtureAuditEventNames(t *testing.T) {
+	documented := map[string]bool{"Logged in": true, "Created deployment": true, "Entered dev mode": true}
+	for _, tt := range []struct {
+		name string
+		fx   *Fixture
+	}{
+		{"demo", DemoFixture()},
+		{"rules", mustFixture(t, testFixture)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if len(tt.fx.AuditEvents) == 0 {
+				t.Fatal("no audit events")
+			}
+			for i, e := range tt.fx.AuditEvents {
+				if !documented[e.EventName] {
+					t.Errorf("auditEvents[%d].eventName %q is not a documented event name", i, e.EventName)
+				}
+			}
+		})
+	}
+}
