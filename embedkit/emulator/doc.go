@@ -178,10 +178,14 @@
 // gives 404; restricted data downloads, missing manage access (the user is
 // not among the dashboard's managers) and renderAs by a non-administrator
 // give 403; more than maxExportsInFlight unfinished jobs for the rendered
-// identity give 429. An embed subject of renderAs renders with its stored
-// tenant-wide attribute values (renderAs attributes resolve against the
-// tenant-wide catalog), its global groups and the request's overrides;
-// nothing of them is stored. A job answers "pending" on its first poll,
+// identity give 429; an embed subject whose tenant is not among the
+// dashboard's "sharedWithTenants" gives 403 (the embed subject's tenant
+// lacks a share of the dashboard's workbook; without the list every embed
+// tenant holds a share, the emulator's default). An embed subject of
+// renderAs renders with its stored tenant-wide attribute values (renderAs
+// attributes resolve against the tenant-wide catalog), its global groups
+// and the request's overrides; nothing of them is stored. A job answers
+// "pending" on its first poll,
 // "processing" (progress 50) on its second, and its final status from the
 // third poll on, or as soon as the clock is 2 seconds past submission:
 // "completed" (progress 100, contentType) or "failed" (error). Download

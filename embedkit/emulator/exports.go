@@ -3,6 +3,7 @@ package emulator
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 )
@@ -149,6 +150,10 @@ func (s *Server) handleSubmitExport(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, serr.status, serr.msg)
 		return
 	}
+	if subj.tenant != "" && db.SharedWithTenants != nil && !slices.Contains(db.SharedWithTenants, subj.tenant) {
+		s.writeError(w, http.StatusForbidden, fmt.Sprintf("the embed subject's tenant %s lacks a share of the dashboard's workbook", subj.tenant))
+		return
+	}
 	inFlight := 0
 	for _, j := range st.exports {
 		if j.identity == subj.identity && now.Before(j.expiresAt) && !j.finishedAt(now) {
@@ -181,6 +186,7 @@ func (s *Server) handleSubmitExport(w http.ResponseWriter, r *http.Request) {
 
 type renderSubject struct {
 	identity   string
+	tenant     string // the embed tenant of an embed subject, else ""
 	secContext map[string]any
 	attributes map[string]any
 	provision  *externalUser // embed subject to create when the job is accepted
@@ -263,7 +269,7 @@ func (st *state) resolveSubject(p *principal, ra *renderAsBody) (*renderSubject,
 			return bad(http.StatusBadRequest, "renderAs.userAttributes[%d].value: attribute %q has type %s", i, def.Name, def.Type)
 		}
 	}
-	subj := &renderSubject{identity: "embed:" + tenantName + "/" + ext}
+	subj := &renderSubject{identity: "embed:" + tenantName + "/" + ext, tenant: tenantName}
 	u := st.external[ext]
 	attrs := map[string]any{}
 	groups := []string{}

@@ -193,6 +193,50 @@ func TestExportRenderAsTenantWideValues(t *testing.T) {
 	}
 }
 
+// TestExportTenantShare: an embed subject's tenant needs a share of the
+// dashboard's workbook (403 otherwise, the platform's rule); a dashboard
+// without sharedWithTenants is shared with every tenant.
+func TestExportTenantShare(t *testing.T) {
+	fx := strings.Replace(testFixture, `"title":"Ops","published":true,"managers":["ops"]}`,
+		`"title":"Ops","published":true,"managers":["ops"]},{"id":15,"publicId":"globex-only","title":"Globex","published":true,"managers":["admin"],"sharedWithTenants":["globex"]}`, 1)
+	if fx == testFixture {
+		t.Fatal("fixture not changed")
+	}
+	tests := []struct {
+		name   string
+		body   string
+		status int
+		msg    string
+	}{
+		{"tenant with a share", `{"dashboardId":15,"format":"png","renderAs":{"type":"EMBED_USER","externalId":"g","embedTenantName":"globex"}}`, 200, ""},
+		{"tenant without a share", `{"dashboardId":15,"format":"png","renderAs":{"type":"EMBED_USER","externalId":"i","embedTenantName":"initech"}}`, 403, "the embed subject's tenant initech lacks a share of the dashboard's workbook"},
+		{"default tenant without a share", `{"dashboardId":15,"format":"png","renderAs":{"type":"EMBED_USER","externalId":"a"}}`, 403, "the embed subject's tenant acme lacks a share of the dashboard's workbook"},
+		{"console subject", `{"dashboardId":15,"format":"png","renderAs":{"type":"USER","email":"admin@acme.test"}}`, 200, ""},
+		{"the caller", `{"dashboardId":15,"format":"png"}`, 200, ""},
+		{"no list: every tenant", `{"dashboardId":10,"format":"png","renderAs":{"type":"EMBED_USER","externalId":"i","embedTenantName":"initech"}}`, 200, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := setup(t, fx)
+			got, _, data := e.do("POST", "/api/v1/deployments/1/dashboard-exports", "ek_admin_all", tt.body)
+			if got != tt.status {
+				t.Fatalf("status %d, want %d: %s", got, tt.status, data)
+			}
+			if got != 200 {
+				if msg := errorOf(t, data); msg != tt.msg {
+					t.Errorf("message %q, want %q", msg, tt.msg)
+				}
+				e.s.mu.Lock()
+				n := len(e.s.st.external)
+				e.s.mu.Unlock()
+				if n != 0 {
+					t.Errorf("a refused export provisioned %d embed subjects", n)
+				}
+			}
+		})
+	}
+}
+
 func TestExportInFlightLimit(t *testing.T) {
 	e := setup(t, strings.Replace(testFixture, `"maxExternalUsers":10000`, `"maxExternalUsers":10000,"maxExportsInFlight":2`, 1))
 	body := `{"dashboardId":10,"format":"png"}`
