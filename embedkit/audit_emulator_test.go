@@ -25,15 +25,15 @@ func TestClientAgainstEmulatorAuditLog(t *testing.T) {
 		opts embedkit.AuditLogOptions
 		want []string // event names, oldest first
 	}{
-		{"no filter", embedkit.AuditLogOptions{}, []string{"user.login", "dashboard.viewed", "user.login", "deployment.updated", "apikey.created"}},
-		{"eventName", embedkit.AuditLogOptions{EventName: "user.login"}, []string{"user.login", "user.login"}},
-		{"userEmail any case", embedkit.AuditLogOptions{UserEmail: "Admin@Acme.test"}, []string{"user.login", "deployment.updated", "apikey.created"}},
-		{"search", embedkit.AuditLogOptions{Search: "203.0.113"}, []string{"user.login"}},
-		{"start date", embedkit.AuditLogOptions{Start: day(2)}, []string{"user.login", "deployment.updated", "apikey.created"}},
-		{"end date is inclusive", embedkit.AuditLogOptions{End: day(1)}, []string{"user.login", "dashboard.viewed"}},
-		{"one day", embedkit.AuditLogOptions{Start: day(2), End: day(2)}, []string{"user.login", "deployment.updated"}},
-		{"local midnight is that date", embedkit.AuditLogOptions{Start: time.Date(2026, 3, 2, 0, 0, 0, 0, plus2)}, []string{"user.login", "deployment.updated", "apikey.created"}},
-		{"filters combined", embedkit.AuditLogOptions{Start: day(1), End: day(2), EventName: "user.login", UserEmail: "dana@acme.test"}, []string{"user.login"}},
+		{"no filter", embedkit.AuditLogOptions{}, []string{"Logged in", "Entered dev mode", "Logged in", "Entered dev mode", "Logged in"}},
+		{"eventName", embedkit.AuditLogOptions{EventName: "Logged in"}, []string{"Logged in", "Logged in", "Logged in"}},
+		{"userEmail any case", embedkit.AuditLogOptions{UserEmail: "Admin@Acme.test"}, []string{"Logged in", "Entered dev mode", "Logged in"}},
+		{"search", embedkit.AuditLogOptions{Search: "203.0.113"}, []string{"Logged in"}},
+		{"start date", embedkit.AuditLogOptions{Start: day(2)}, []string{"Logged in", "Entered dev mode", "Logged in"}},
+		{"end date is inclusive", embedkit.AuditLogOptions{End: day(1)}, []string{"Logged in", "Entered dev mode"}},
+		{"one day", embedkit.AuditLogOptions{Start: day(2), End: day(2)}, []string{"Logged in", "Entered dev mode"}},
+		{"local midnight is that date", embedkit.AuditLogOptions{Start: time.Date(2026, 3, 2, 0, 0, 0, 0, plus2)}, []string{"Logged in", "Entered dev mode", "Logged in"}},
+		{"filters combined", embedkit.AuditLogOptions{Start: day(1), End: day(2), EventName: "Logged in", UserEmail: "dana@acme.test"}, []string{"Logged in"}},
 		{"nothing matches", embedkit.AuditLogOptions{EventName: "no.such.event"}, nil},
 	}
 	for _, tt := range tests {

@@ -197,7 +197,7 @@ func ExampleClient_ExportAuditLog_emulator() {
 		log.Fatal(err)
 	}
 
-	a, err := c.ExportAuditLog(context.Background(), embedkit.AuditLogOptions{EventName: "user.login"})
+	a, err := c.ExportAuditLog(context.Background(), embedkit.AuditLogOptions{EventName: "Logged in"})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -211,8 +211,9 @@ func ExampleClient_ExportAuditLog_emulator() {
 	}
 	// Output:
 	// [time eventName userEmail data]
-	// 2026-03-01T10:00:00Z user.login dana@acme.test
-	// 2026-03-02T08:30:00Z user.login admin@acme.test
+	// 2026-03-01T10:00:00Z Logged in dana@acme.test
+	// 2026-03-02T08:30:00Z Logged in admin@acme.test
+	// 2026-03-03T12:00:00Z Logged in admin@acme.test
 }
 
 func ExampleClient_Do_emulator() {

@@ -126,7 +126,9 @@ func TestClientAgainstEmulatorVersions(t *testing.T) {
 		}{
 			{map[string]any{"warehouse": "main", "schema": "sales"}, map[string]any{"warehouse": "main", "schema": "sales"}},
 			{map[string]any{"schema": "sales_v2", "region": "eu"}, map[string]any{"warehouse": "main", "schema": "sales_v2", "region": "eu"}},
-			{map[string]any{"warehouse": nil}, map[string]any{"schema": "sales_v2", "region": "eu"}},
+			// A null value is merged as given: the platform documents no
+			// removal of a key.
+			{map[string]any{"warehouse": nil}, map[string]any{"warehouse": nil, "schema": "sales_v2", "region": "eu"}},
 		}
 		for i, st := range steps {
 			s, err := c.UpdateDeployment(ctx, 1, &embedkit.UpdateDeploymentRequest{TemplateVariables: st.send})

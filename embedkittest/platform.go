@@ -278,6 +278,7 @@ func (p *Platform) AddSecret(label, value string) {
 // fault's body, a tiny fixture key).
 const (
 	labelSessionID = "embed session id"
+	labelDataToken = "data-API token"
 	minAutoSecret  = 8
 	maxCaptured    = 64 << 10
 )
@@ -352,12 +353,19 @@ func (c *capture) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if json.Unmarshal(tw.buf.Bytes(), &body) != nil {
 		return
 	}
-	key := "token"
-	if label == labelSessionID {
-		key = "sessionId"
+	keys := []string{"token"}
+	switch label {
+	case labelSessionID:
+		keys = []string{"sessionId"}
+	case labelDataToken:
+		// The platform's DeploymentTokenResponse names it cubeApiToken; the
+		// client reads "token" too, so both are secrets.
+		keys = []string{"cubeApiToken", "token"}
 	}
-	for _, v := range stringMembers(body, key) {
-		c.p.record(label, v)
+	for _, key := range keys {
+		for _, v := range stringMembers(body, key) {
+			c.p.record(label, v)
+		}
 	}
 }
 
@@ -376,7 +384,7 @@ func secretEndpoint(r *http.Request) string {
 	case strings.HasPrefix(path, "/api/v1/deployments/") && strings.HasSuffix(path, "/tokens-for-meta-sync"):
 		return "metadata token"
 	case strings.HasPrefix(path, "/api/v1/deployments/") && strings.HasSuffix(path, "/token"):
-		return "data-API token"
+		return labelDataToken
 	}
 	return ""
 }

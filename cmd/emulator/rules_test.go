@@ -577,8 +577,8 @@ func deploymentRules(t *testing.T, e *cmdEmulator) {
 		t.Helper()
 		var out map[string]string
 		decodeJSON(t, r.body, &out)
-		if len(out) != 1 || strings.Count(out["token"], ".") != 2 {
-			t.Errorf("answer is not {\"token\": <JWT>}: %s", shown(r.body))
+		if len(out) != 1 || strings.Count(out["cubeApiToken"], ".") != 2 {
+			t.Errorf("answer is not {\"cubeApiToken\": <JWT>}: %s", shown(r.body))
 		}
 	}
 	switchTo := func(version string, hold bool) func(*testing.T, reply) {
@@ -662,8 +662,11 @@ func deploymentRules(t *testing.T, e *cmdEmulator) {
 			}},
 		{name: "version switch by semver", method: "PUT", path: "/api/v1/deployments/1", cred: "ek_admin_all", body: `{"releaseChannelVersion":"1.3.9"}`, status: 200,
 			check: switchTo("1.3.9", true)},
+		// The channel's latest leaves the hold the switch before set.
 		{name: "version switch by v-semver", method: "PUT", path: "/api/v1/deployments/1", cred: "ek_admin_all", body: `{"releaseChannelVersion":"v1.4.2"}`, status: 200,
-			check: switchTo("1.4.2", false)},
+			check: switchTo("1.4.2", true)},
+		{name: "version switch with surrounding white space", method: "PUT", path: "/api/v1/deployments/1", cred: "ek_admin_all", body: `{"releaseChannelVersion":" 1.3.9 "}`, status: 400, part: "releaseChannelVersion"},
+		{name: "deployMode outside its enum", method: "PUT", path: "/api/v1/deployments/1", cred: "ek_admin_all", body: `{"deployMode":"push"}`, status: 400, part: "deployMode: must be one of git, cli"},
 		{name: "version switch by image", method: "PUT", path: "/api/v1/deployments/1", cred: "ek_admin_all", body: `{"releaseChannelVersion":"platform/runtime:v1.3.9"}`, status: 200,
 			check: switchTo("1.3.9", true)},
 		{name: "version switch to an unknown version", method: "PUT", path: "/api/v1/deployments/1", cred: "ek_admin_all", body: `{"releaseChannelVersion":"9.9.9"}`, status: 400, part: "releaseChannelVersion",
@@ -708,13 +711,13 @@ func auditRules(t *testing.T, e *cmdEmulator) {
 				}
 				lines := strings.Split(strings.TrimSuffix(string(r.body), "\n"), "\n")
 				if len(lines) != 4 || lines[0] != "time,eventName,userEmail,data" ||
-					lines[1] != `2026-03-01T10:00:00Z,user.login,dana@acme.test,"{""ip"":""203.0.113.7""}"` {
+					lines[1] != `2026-03-01T10:00:00Z,Logged in,dana@acme.test,"{""ip"":""203.0.113.7""}"` {
 					t.Errorf("csv:\n%s", r.body)
 				}
 			}},
-		{name: "export filtered", method: "GET", path: "/api/v1/audit-logs/export?eventName=user.login&userEmail=ADMIN@acme.test", cred: "ek_admin_all", status: 200,
+		{name: "export filtered", method: "GET", path: "/api/v1/audit-logs/export?eventName=Logged%20in&userEmail=ADMIN@acme.test", cred: "ek_admin_all", status: 200,
 			check: func(t *testing.T, r reply) {
-				want := "time,eventName,userEmail,data\n" + `2026-03-02T11:00:00Z,user.login,admin@acme.test,"{""ip"":""198.51.100.4""}"` + "\n"
+				want := "time,eventName,userEmail,data\n" + `2026-03-02T11:00:00Z,Logged in,admin@acme.test,"{""ip"":""198.51.100.4""}"` + "\n"
 				if string(r.body) != want {
 					t.Errorf("csv:\n%s", r.body)
 				}

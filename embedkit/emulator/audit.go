@@ -11,7 +11,11 @@ import (
 
 // auditColumns are the columns of the audit CSV export, in order:
 // time (RFC 3339, UTC), eventName, userEmail, data (the event data as a
-// compact JSON object with sorted keys, empty when there is none).
+// compact JSON object with sorted keys, empty when there is none). The
+// platform documents no CSV columns: these are the emulator's own, after
+// what its console's table shows. Event names are the fixture's; the
+// built-in ones use only names the platform's docs give as examples
+// ("Logged in", "Entered dev mode").
 var auditColumns = []string{"time", "eventName", "userEmail", "data"}
 
 // handleAuditExport is GET /api/v1/audit-logs/export. It needs the audit

@@ -229,8 +229,9 @@ type dataTokenBody struct {
 }
 
 // handleDataToken is POST /api/v1/deployments/{id}/token: a data-API token
-// ({"token": "<JWT>"}) valid expiresIn seconds, 60 to 86400, default 86400.
-// Revoking embed sessions never affects it.
+// ({"cubeApiToken": "<JWT>"}, the platform's DeploymentTokenResponse; the
+// specification does not show the shape) valid expiresIn seconds, 60 to
+// 86400, default 86400. Revoking embed sessions never affects it.
 func (s *Server) handleDataToken(w http.ResponseWriter, r *http.Request) {
 	p, id, ok := s.deploymentFor(w, r)
 	if !ok {
@@ -259,5 +260,5 @@ func (s *Server) handleDataToken(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, http.StatusInternalServerError, "cannot sign the data token")
 		return
 	}
-	s.writeJSON(w, http.StatusOK, map[string]string{"token": token})
+	s.writeJSON(w, http.StatusOK, map[string]string{"cubeApiToken": token})
 }

@@ -155,7 +155,7 @@ func TestDataToken(t *testing.T) {
 		if got == 200 {
 			var out map[string]string
 			mustJSON(t, data, &out)
-			if len(out) != 1 || strings.Count(out["token"], ".") != 2 {
+			if len(out) != 1 || strings.Count(out["cubeApiToken"], ".") != 2 {
 				t.Errorf("response %s", data)
 			}
 		} else if !strings.Contains(errorOf(t, data), "expires") {
@@ -183,33 +183,45 @@ func TestVersionsAndSwitch(t *testing.T) {
 	}
 	tests := []struct {
 		name    string
+		before  string // a PUT sent first, when not empty
 		body    string
 		status  int
 		version string
 		channel string
 		hold    bool
 	}{
-		{"semver", `{"releaseChannelVersion":"1.3.9"}`, 200, "1.3.9", "stable", true},
-		{"v-prefixed", `{"releaseChannelVersion":"v1.3.9"}`, 200, "1.3.9", "stable", true},
-		{"image form", `{"releaseChannelVersion":"platform/runtime:v1.3.9"}`, 200, "1.3.9", "stable", true},
-		{"explicit hold wins", `{"releaseChannelVersion":"1.3.9","releaseChannelVersionHold":false}`, 200, "1.3.9", "stable", false},
-		{"latest clears hold", `{"releaseChannelVersion":"1.4.2"}`, 200, "1.4.2", "stable", false},
-		{"channel only moves to latest", `{"releaseChannel":"preview"}`, 200, "1.5.0-rc.1", "preview", false},
-		{"version within channel", `{"releaseChannel":"stable","releaseChannelVersion":"1.3.9"}`, 200, "1.3.9", "stable", true},
-		{"version not in channel", `{"releaseChannel":"preview","releaseChannelVersion":"1.3.9"}`, 400, "", "", false},
-		{"unknown version", `{"releaseChannelVersion":"9.9.9"}`, 400, "", "", false},
-		{"unknown channel", `{"releaseChannel":"nightly"}`, 400, "", "", false},
-		{"image not settable", `{"runtimeImage":"x"}`, 400, "", "", false},
+		{"semver", "", `{"releaseChannelVersion":"1.3.9"}`, 200, "1.3.9", "stable", true},
+		{"v-prefixed", "", `{"releaseChannelVersion":"v1.3.9"}`, 200, "1.3.9", "stable", true},
+		{"image form", "", `{"releaseChannelVersion":"platform/runtime:v1.3.9"}`, 200, "1.3.9", "stable", true},
+		{"explicit hold wins", "", `{"releaseChannelVersion":"1.3.9","releaseChannelVersionHold":false}`, 200, "1.3.9", "stable", false},
+		{"latest leaves no hold unset", "", `{"releaseChannelVersion":"1.4.2"}`, 200, "1.4.2", "stable", false},
+		{"latest leaves a hold set", `{"releaseChannelVersion":"1.3.9"}`, `{"releaseChannelVersion":"1.4.2"}`, 200, "1.4.2", "stable", true},
+		{"latest with the hold sent", `{"releaseChannelVersion":"1.3.9"}`, `{"releaseChannelVersion":"1.4.2","releaseChannelVersionHold":false}`, 200, "1.4.2", "stable", false},
+		{"channel only moves to latest", "", `{"releaseChannel":"preview"}`, 200, "1.5.0-rc.1", "preview", false},
+		{"channel only keeps a hold", `{"releaseChannelVersion":"1.3.9"}`, `{"releaseChannel":"preview"}`, 200, "1.5.0-rc.1", "preview", true},
+		{"version within channel", "", `{"releaseChannel":"stable","releaseChannelVersion":"1.3.9"}`, 200, "1.3.9", "stable", true},
+		{"version not in channel", "", `{"releaseChannel":"preview","releaseChannelVersion":"1.3.9"}`, 400, "", "", false},
+		{"unknown version", "", `{"releaseChannelVersion":"9.9.9"}`, 400, "", "", false},
+		{"surrounding white space", "", `{"releaseChannelVersion":"  v1.3.9 "}`, 400, "", "", false},
+		{"trailing newline", "", `{"releaseChannelVersion":"1.3.9\n"}`, 400, "", "", false},
+		{"upper-case V", "", `{"releaseChannelVersion":"V1.3.9"}`, 400, "", "", false},
+		{"unknown channel", "", `{"releaseChannel":"nightly"}`, 400, "", "", false},
+		{"image not settable", "", `{"runtimeImage":"x"}`, 400, "", "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := setup(t)
+			want := "1.4.2"
+			if tt.before != "" {
+				e.expect(200, "PUT", "/api/v1/deployments/1", "ek_admin_all", tt.before)
+				want = current(e)
+			}
 			got, _, data := e.do("PUT", "/api/v1/deployments/1", "ek_admin_all", tt.body)
 			if got != tt.status {
 				t.Fatalf("status %d: %s", got, data)
 			}
 			if got != 200 {
-				if current(e) != "1.4.2" {
+				if current(e) != want {
 					t.Error("a rejected update changed the version")
 				}
 				return
@@ -238,8 +250,56 @@ func TestUpdateDeploymentPartial(t *testing.T) {
 	if st["region"] != "eu-1" || st["releaseChannelVersion"] != "platform/runtime:v1.4.2" || st["cloudProvider"] != nil {
 		t.Errorf("settings %v", st)
 	}
+	// A null value is a value: merged key by key, stored as given.
+	data = e.expect(200, "PUT", "/api/v1/deployments/1", "ek_admin_all", `{"templateVariables":{"a":null}}`)
+	st = nil
+	mustJSON(t, data, &st)
+	if !reflect.DeepEqual(st["templateVariables"], map[string]any{"a": nil, "b": "y", "c": true}) {
+		t.Errorf("templateVariables after a null value %v", st["templateVariables"])
+	}
 	e.expect(400, "PUT", "/api/v1/deployments/1", "ek_admin_all", `{"templateVariables":[]}`)
 	e.expect(404, "PUT", "/api/v1/deployments/77", "ek_admin_all", `{}`)
+}
+
+func TestUpdateDeploymentEnums(t *testing.T) {
+	tests := []struct {
+		name   string
+		body   string
+		status int
+		msg    string
+	}{
+		{"cloudProvider", `{"cloudProvider":"gcp"}`, 200, ""},
+		{"cloudProvider null", `{"cloudProvider":null}`, 200, ""},
+		{"cloudProvider unknown", `{"cloudProvider":"azure"}`, 400, "cloudProvider: must be one of cubecloud, aws, gcp"},
+		{"cloudProvider case", `{"cloudProvider":"AWS"}`, 400, "cloudProvider: must be one of cubecloud, aws, gcp"},
+		{"creationMethod", `{"creationMethod":"ssh"}`, 200, ""},
+		{"creationMethod unknown", `{"creationMethod":"ftp"}`, 400, "creationMethod: must be one of upload, cubecloud, github, ssh"},
+		{"deployMode", `{"deployMode":"cli"}`, 200, ""},
+		{"deployMode unknown", `{"deployMode":"push"}`, 400, "deployMode: must be one of git, cli"},
+		{"template", `{"template":"simpleCluster"}`, 200, ""},
+		{"template unknown", `{"template":"simplecluster"}`, 400, "template: must be one of single, simpleCluster, multiCluster"},
+		{"template empty", `{"template":""}`, 400, "template: must be one of single, simpleCluster, multiCluster"},
+		{"one bad field changes nothing", `{"region":"eu-9","deployMode":"svn"}`, 400, "deployMode: must be one of git, cli"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := setup(t)
+			got, _, data := e.do("PUT", "/api/v1/deployments/1", "ek_admin_all", tt.body)
+			if got != tt.status {
+				t.Fatalf("status %d: %s", got, data)
+			}
+			if got != 200 {
+				if msg := errorOf(t, data); msg != tt.msg {
+					t.Errorf("message %q, want %q", msg, tt.msg)
+				}
+				var st map[string]any
+				mustJSON(t, e.expect(200, "PUT", "/api/v1/deployments/1", "ek_admin_all", `{}`), &st)
+				if st["region"] != nil || st["deployMode"] != nil || st["template"] != nil || st["cloudProvider"] != nil || st["creationMethod"] != nil {
+					t.Errorf("a rejected update changed the settings: %v", st)
+				}
+			}
+		})
+	}
 }
 
 func TestStagingEnvironment(t *testing.T) {

@@ -108,16 +108,23 @@
 // a branch of the deployment. A request that fails changes nothing.
 //
 // Groups replace memberships when sent, clear them when [], and keep them
-// when omitted; the same holds for tenantGroups. The effective groups are
-// signed into the token's security context at platformCloud.groups (global
-// names verbatim, tenant groups as system:tenant:{tenant}:group:{name});
-// other members of a platformCloud object sent by the caller are kept.
-// Attribute values and the user profile persist on the external user,
-// keyed by externalId; a null value clears an attribute. In creator mode,
-// attribute names resolve against the embed tenant's catalog, which
-// userAttributeDefinitions upsert. groupDefinitions, isEphemeral,
-// publicDashboardId and roles are accepted (type-checked) and have no
-// effect.
+// when omitted; the same holds for tenantGroups, whose memberships are kept
+// per embed tenant: a user's tenantGroups in one tenant never replace or
+// reach its memberships in another. The effective groups are signed into
+// the token's security context at platformCloud.groups: the global names
+// verbatim, then the memberships in the session's own embed tenant as
+// system:tenant:{tenant}:group:{name}; other members of a platformCloud
+// object sent by the caller are kept. Deleting an embed-tenant group ends
+// every user's membership of it in that tenant. A tenant group's
+// description is updated when supplied, not empty and different; it is
+// never cleared. The user profile persists on the external user, keyed by
+// externalId. Attribute values persist per user and per catalog they were
+// set in: without creatorMode names resolve against the tenant-wide
+// catalog, in creator mode against the embed tenant's own catalog (which
+// userAttributeDefinitions upsert), and a session's token carries the
+// values of the catalog it resolves against only; a null value clears an
+// attribute. groupDefinitions, isEphemeral, publicDashboardId and roles are
+// accepted (type-checked) and have no effect.
 //
 // The exchange (POST /api/v1/embed/session/token, {"sessionId"}) needs no
 // credential and answers {"token": "<JWT>"}; it works once, while the
@@ -136,19 +143,31 @@
 // with its staging environment enabled is listed as an environment of type
 // staging with id "staging-<branch>". Metadata tokens answer {data: {token,
 // created_at, expires_at}} with expires_in seconds (default 86400); data-API
-// tokens answer {"token"} with expiresIn 60 to 86400 (default 86400). Both
+// tokens answer {"cubeApiToken"} (the platform's DeploymentTokenResponse)
+// with expiresIn 60 to 86400 (default 86400). Both
 // are signed with keys of their own and never pass as embed tokens.
 //
 // PUT /api/v1/deployments/{id} is a partial update answering the
 // deployment's settings. releaseChannelVersion is accepted as <semver>,
-// v<semver> or <image_repo>:v<semver> and must be listed (400 otherwise);
-// releaseChannel alone moves to that channel's latest; choosing a version
-// that is not its channel's latest sets releaseChannelVersionHold and
-// choosing the latest clears it, unless the request sends the hold itself.
-// templateVariables merge key by key (null removes a key).
+// v<semver> or <image_repo>:v<semver>, exactly (no white space trimmed),
+// and must be listed (400 otherwise); releaseChannel alone moves to that
+// channel's latest; choosing a version that is not its channel's latest
+// sets releaseChannelVersionHold unless the request sends the hold itself,
+// and choosing the latest leaves the hold as it was (the docs say nothing
+// of clearing it). templateVariables merge key by key, each value stored
+// as given (null included). cloudProvider (cubecloud, aws, gcp),
+// creationMethod (upload, cubecloud, github, ssh), deployMode (git, cli)
+// and template (single, simpleCluster, multiCluster) take only their
+// enum's values: 400 naming the field and the values. The platform's
+// releaseChannel enum is latest, release; the emulator's channels are the
+// ones its fixture's versions name (the built-in fixture has stable and
+// preview), and an unlisted channel is a 400.
 //
 // The audit CSV export streams the columns time (RFC 3339 UTC), eventName,
-// userEmail and data (compact JSON) as text/csv with Content-Disposition:
+// userEmail and data (compact JSON; the columns are the emulator's own, the
+// platform documents none; the built-in fixture's event names are the
+// documented examples "Logged in" and "Entered dev mode") as text/csv with
+// Content-Disposition:
 // attachment; filename="audit-log.csv". start and end accept a date (whole
 // day, inclusive) or an RFC 3339 time; search matches the event data
 // case-insensitively; userEmail matches case-insensitively.
@@ -159,7 +178,14 @@
 // gives 404; restricted data downloads, missing manage access (the user is
 // not among the dashboard's managers) and renderAs by a non-administrator
 // give 403; more than maxExportsInFlight unfinished jobs for the rendered
-// identity give 429. A job answers "pending" on its first poll,
+// identity give 429; an embed subject whose tenant is not among the
+// dashboard's "sharedWithTenants" gives 403 (the embed subject's tenant
+// lacks a share of the dashboard's workbook; without the list every embed
+// tenant holds a share, the emulator's default). An embed subject of
+// renderAs renders with its stored tenant-wide attribute values (renderAs
+// attributes resolve against the tenant-wide catalog), its global groups
+// and the request's overrides; nothing of them is stored. A job answers
+// "pending" on its first poll,
 // "processing" (progress 50) on its second, and its final status from the
 // third poll on, or as soon as the clock is 2 seconds past submission:
 // "completed" (progress 100, contentType) or "failed" (error). Download
@@ -170,7 +196,10 @@
 //
 // Embed-tenant groups are cursor-paginated (first 1 to 100, default 20;
 // after = the previous pageInfo.endCursor) with items, pageInfo and the
-// legacy data, count and pagination fields. Operations the specification
+// legacy data, count and pagination fields. The default and the cap are
+// the emulator's own: the platform states a cap of 100 for transform-sync
+// history only. An item holds id, name and description, also the
+// emulator's own minimum: the platform shows no item fields. Operations the specification
 // lists by path only answer 501 {"error": "not implemented by the
 // emulator"}; unknown paths answer 404 and wrong methods 405, both JSON.
 //

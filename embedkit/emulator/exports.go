@@ -3,6 +3,7 @@ package emulator
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 )
@@ -149,6 +150,10 @@ func (s *Server) handleSubmitExport(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, serr.status, serr.msg)
 		return
 	}
+	if subj.tenant != "" && db.SharedWithTenants != nil && !slices.Contains(db.SharedWithTenants, subj.tenant) {
+		s.writeError(w, http.StatusForbidden, fmt.Sprintf("the embed subject's tenant %s lacks a share of the dashboard's workbook", subj.tenant))
+		return
+	}
 	inFlight := 0
 	for _, j := range st.exports {
 		if j.identity == subj.identity && now.Before(j.expiresAt) && !j.finishedAt(now) {
@@ -181,6 +186,7 @@ func (s *Server) handleSubmitExport(w http.ResponseWriter, r *http.Request) {
 
 type renderSubject struct {
 	identity   string
+	tenant     string // the embed tenant of an embed subject, else ""
 	secContext map[string]any
 	attributes map[string]any
 	provision  *externalUser // embed subject to create when the job is accepted
@@ -263,17 +269,19 @@ func (st *state) resolveSubject(p *principal, ra *renderAsBody) (*renderSubject,
 			return bad(http.StatusBadRequest, "renderAs.userAttributes[%d].value: attribute %q has type %s", i, def.Name, def.Type)
 		}
 	}
-	subj := &renderSubject{identity: "embed:" + tenantName + "/" + ext}
+	subj := &renderSubject{identity: "embed:" + tenantName + "/" + ext, tenant: tenantName}
 	u := st.external[ext]
 	attrs := map[string]any{}
 	groups := []string{}
 	if u != nil {
-		for k, v := range u.attributes {
+		// renderAs attributes resolve against the tenant-wide catalog
+		// (st.attrs above), so the stored values of that catalog apply.
+		for k, v := range u.values(tenantWideCatalog, false) {
 			attrs[k] = cloneValue(v)
 		}
 		groups = append(groups, u.groups...)
 	} else {
-		subj.provision = &externalUser{externalID: ext, tenant: tenantName, attributes: map[string]any{}}
+		subj.provision = newExternalUser(ext)
 		if ra.Email != nil {
 			subj.provision.email = *ra.Email
 		} else {
@@ -317,13 +325,14 @@ func (s *Server) exportFor(w http.ResponseWriter, r *http.Request) (*exportJob, 
 	return j, true
 }
 
+// exportStatus is the platform's DashboardExportStatusResponse: status,
+// progress, error (failed only) and contentType (completed only), and no
+// other member.
 type exportStatus struct {
-	JobID       string  `json:"jobId"`
 	Status      string  `json:"status"`
 	Progress    *int    `json:"progress"`
 	Error       *string `json:"error,omitempty"`
 	ContentType *string `json:"contentType,omitempty"`
-	ExpiresAt   string  `json:"expiresAt"`
 }
 
 // settle renders a finished job once, outside the state lock.
@@ -374,7 +383,7 @@ func (s *Server) handleExportStatus(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	s.settle(j, now)
 	s.mu.Lock()
-	out := exportStatus{JobID: j.id, ExpiresAt: j.expiresAt.UTC().Format(time.RFC3339)}
+	var out exportStatus
 	progress := 0
 	switch {
 	case j.rendered && j.failed:

@@ -216,6 +216,14 @@ type Dashboard struct {
 	// package documentation); it is no setting of a dashboard on the
 	// platform.
 	RequiredSecurityContext []string `json:"requiredSecurityContext,omitempty"`
+	// SharedWithTenants names the embed tenants that hold a share of the
+	// dashboard's workbook. An export rendered as an embed subject of
+	// another tenant is refused with 403, as the platform documents. Left
+	// out, every embed tenant holds one: the emulator's default (the
+	// platform's documents do not say how shares start), so fixtures
+	// written before shares were modelled keep working. A list, when
+	// given, is not empty.
+	SharedWithTenants []string `json:"sharedWithTenants,omitempty"`
 }
 
 // AuditEvent is an audit log event.
@@ -412,6 +420,14 @@ func (f *Fixture) validate() error {
 			publicIDs[db.PublicID] = true
 			if db.Title == "" {
 				c.fail(dp+".title", "is required")
+			}
+			if db.SharedWithTenants != nil && len(db.SharedWithTenants) == 0 {
+				c.fail(dp+".sharedWithTenants", "must not be empty (leave it out for every embed tenant)")
+			}
+			for k, name := range db.SharedWithTenants {
+				if !tenantNamePattern.MatchString(name) {
+					c.fail(indexPath(dp+".sharedWithTenants", k), "must match ^[a-z][a-z0-9-]{0,34}[a-z0-9]$")
+				}
 			}
 			for k, key := range db.RequiredSecurityContext {
 				if strings.TrimSpace(key) == "" {

@@ -36,6 +36,8 @@ func TestLoadFixtureErrors(t *testing.T) {
 		{"staging on personal", dep(`"branches":[{"id":1,"name":"main","kind":"production"},{"id":2,"name":"b","kind":"personal","stagingEnvironment":true}]`), "deployments[0].branches[1].stagingEnvironment"},
 		{"environment type", dep(`"environments":[{"id":"e","name":"E","type":"staging","restUrl":"https://x.test","sqlHost":"h","sqlPort":1}]`), "deployments[0].environments[0].type: must be production or development"},
 		{"environment url", dep(`"environments":[{"id":"e","name":"E","type":"production","restUrl":"x.test","sqlHost":"h","sqlPort":1}]`), "deployments[0].environments[0].restUrl"},
+		{"empty share list", dep(`"dashboards":[{"id":1,"publicId":"p","title":"T","published":true,"sharedWithTenants":[]}]`), "deployments[0].dashboards[0].sharedWithTenants: must not be empty"},
+		{"bad shared tenant", dep(`"dashboards":[{"id":1,"publicId":"p","title":"T","published":true,"sharedWithTenants":["Globex"]}]`), "deployments[0].dashboards[0].sharedWithTenants[0]: must match"},
 		{"version shape", dep(`"versions":[{"releaseChannelVersion":"1.0.0","version":"1.0.0","releaseChannel":"s","isLatestInChannel":true,"isCurrent":true}]`), "deployments[0].versions[0].releaseChannelVersion: must have the shape <image_repo>:v<semver>"},
 		{"version mismatch", dep(`"versions":[{"releaseChannelVersion":"r/x:v1.0.0","version":"1.0.1","releaseChannel":"s","isLatestInChannel":true,"isCurrent":true}]`), `deployments[0].versions[0].version: must be "1.0.0"`},
 		{"no current version", dep(`"versions":[{"releaseChannelVersion":"r/x:v1.0.0","version":"1.0.0","releaseChannel":"s","isLatestInChannel":true,"isCurrent":false}]`), "deployments[0].versions: must have exactly one current version"},
@@ -156,5 +158,31 @@ func TestNewValidatesAndCopies(t *testing.T) {
 	s.mu.Unlock()
 	if !ok {
 		t.Error("the Server shares the caller's fixture")
+	}
+}
+
+// TestFixtureAuditEventNames: the audit events of the built-in fixture and
+// of the tests' fixture use event names the platform's documentation
+// gives (its catalogue is not published; these are its examples), never
+// invented ones.
+func TestFixtureAuditEventNames(t *testing.T) {
+	documented := map[string]bool{"Logged in": true, "Created deployment": true, "Entered dev mode": true}
+	for _, tt := range []struct {
+		name string
+		fx   *Fixture
+	}{
+		{"demo", DemoFixture()},
+		{"rules", mustFixture(t, testFixture)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if len(tt.fx.AuditEvents) == 0 {
+				t.Fatal("no audit events")
+			}
+			for i, e := range tt.fx.AuditEvents {
+				if !documented[e.EventName] {
+					t.Errorf("auditEvents[%d].eventName %q is not a documented event name", i, e.EventName)
+				}
+			}
+		})
 	}
 }

@@ -461,10 +461,12 @@ func (s *Server) mintSession(depID int64, b *generateSessionBody) (string, *stat
 		g := tenant.groups[*gd.Name]
 		if g == nil {
 			st.nextTenantGroupID++
-			g = &tenantGroupRec{id: st.nextTenantGroupID, name: *gd.Name, createdAt: now}
+			g = &tenantGroupRec{id: st.nextTenantGroupID, name: *gd.Name}
 			tenant.groups[g.name] = g
 		}
-		if gd.Description != nil && *gd.Description != g.description {
+		// Rule 7: updated when supplied and different, never cleared (an
+		// empty description is not one supplied).
+		if gd.Description != nil && *gd.Description != "" && *gd.Description != g.description {
 			g.description = *gd.Description
 		}
 	}
@@ -501,10 +503,9 @@ func (s *Server) mintSession(depID int64, b *generateSessionBody) (string, *stat
 		groupNames = []string{}
 	} else {
 		if user == nil {
-			user = &externalUser{externalID: *b.ExternalID, attributes: map[string]any{}}
+			user = newExternalUser(*b.ExternalID)
 			st.external[user.externalID] = user
 		}
-		user.tenant = tenantName
 		if b.Email != nil {
 			user.email = *b.Email
 		}
@@ -520,13 +521,21 @@ func (s *Server) mintSession(depID int64, b *generateSessionBody) (string, *stat
 			user.groups = dedupe(*b.Groups)
 		}
 		if b.TenantGroups != nil {
-			user.tenantGroups = dedupe(*b.TenantGroups)
+			user.tenantGroups[tenantName] = dedupe(*b.TenantGroups)
 		}
+		// Values persist per user, in the catalog they resolved against:
+		// the embed tenant's own in creator mode, the tenant-wide one
+		// otherwise (rule 8).
+		catalogKey := tenantWideCatalog
+		if creator {
+			catalogKey = creatorCatalog(tenantName)
+		}
+		values := user.values(catalogKey, len(b.UserAttributes) > 0)
 		for _, a := range b.UserAttributes {
 			if a.Value == nil {
-				delete(user.attributes, *a.Name)
+				delete(values, *a.Name)
 			} else {
-				user.attributes[*a.Name] = a.Value
+				values[*a.Name] = a.Value
 			}
 		}
 		c.Subject = user.externalID
@@ -535,12 +544,12 @@ func (s *Server) mintSession(depID int64, b *generateSessionBody) (string, *stat
 		c.DisplayName = user.displayName
 		c.Picture = user.picture
 		groupNames = append([]string{}, user.groups...)
-		for _, g := range user.tenantGroups {
+		for _, g := range user.tenantGroups[tenantName] {
 			groupNames = append(groupNames, "system:tenant:"+tenantName+":group:"+g)
 		}
-		if len(user.attributes) > 0 {
+		if len(values) > 0 {
 			// Not copied: the claims are encoded below, under the lock.
-			c.Attributes = user.attributes
+			c.Attributes = values
 		}
 	}
 	c.SecurityContext = withGroups(b.SecurityContext, groupNames)

@@ -361,13 +361,13 @@ func openAPIComponents() oaMap {
 			"startCursor":     nstr(),
 			"endCursor":       nstr(),
 		}, "hasNextPage", "hasPreviousPage"),
+		// The platform shows no item fields; these are the emulator's
+		// minimum.
 		"TenantGroup": oaObject(oaMap{
-			"id":                  oaType("integer"),
-			"name":                oaType("string"),
-			"description":         oaType("string"),
-			"securityContextName": oaString("How the group reaches the data model: system:tenant:{embedTenantName}:group:{name}."),
-			"createdAt":           oaMap{"type": "string", "format": "date-time"},
-		}, "id", "name", "description", "securityContextName", "createdAt"),
+			"id":          oaType("integer"),
+			"name":        oaType("string"),
+			"description": oaType("string"),
+		}, "id", "name", "description"),
 		"TenantGroupsListResponse": oaObject(oaMap{
 			"items":      oaArray(oaRef("TenantGroup")),
 			"pageInfo":   oaRef("PageInfo"),
@@ -418,7 +418,7 @@ func openAPIComponents() oaMap {
 		"CreateDeploymentTokenInput": oaObject(oaMap{
 			"expiresIn": oaNullable(oaMap{"type": "integer", "minimum": 60, "maximum": 86400, "default": 86400, "description": "Lifetime in seconds."}),
 		}),
-		"DeploymentTokenResponse": oaObject(oaMap{"token": oaString("Data API token (JWT).")}, "token"),
+		"DeploymentTokenResponse": oaObject(oaMap{"cubeApiToken": oaString("Data API token (JWT).")}, "cubeApiToken"),
 
 		"DeploymentVersion": oaObject(oaMap{
 			"releaseChannelVersion": oaString("Value to pass when switching: <image_repo>:v<semver>."),
@@ -508,13 +508,11 @@ func openAPIComponents() oaMap {
 			"expiresAt": oaMap{"type": "string", "format": "date-time"},
 		}, "jobId", "expiresAt"),
 		"DashboardExportStatusResponse": oaObject(oaMap{
-			"jobId":       oaType("string"),
 			"status":      oaEnum("pending", "processing", "completed", "failed"),
 			"progress":    oaNullable(oaMap{"type": "integer", "minimum": 0, "maximum": 100}),
 			"error":       oaString("Why the render failed (failed only)."),
 			"contentType": oaString("Content type of the file (completed only)."),
-			"expiresAt":   oaMap{"type": "string", "format": "date-time"},
-		}, "jobId", "status", "progress", "expiresAt"),
+		}, "status"),
 	}
 
 	return oaMap{

@@ -115,6 +115,7 @@ func TestOpenAPIFieldNames(t *testing.T) {
 		"CreateDeploymentEnvironmentTokenInput": {"security_context", "expires_in"},
 		"DeploymentEnvironmentToken":            {"token", "created_at", "expires_at"},
 		"CreateDeploymentTokenInput":            {"expiresIn"},
+		"DeploymentTokenResponse":               {"cubeApiToken"},
 		"SetBranchStagingEnvironmentRequest":    {"enabled", "branchName", "branchId"},
 		"Branch":                                {"id", "name", "parentBranch", "lastHash", "isStagingEnvironmentEnabled"},
 		"DeploymentVersion":                     {"releaseChannelVersion", "version", "releaseChannel", "isLatestInChannel", "isCurrent"},

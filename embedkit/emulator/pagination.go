@@ -17,7 +17,10 @@ import (
 // and after (the endCursor of the previous page); the response carries
 // items and pageInfo {startCursor, endCursor, hasNextPage,
 // hasPreviousPage}, plus the deprecated data, count and pagination fields.
-// A cursor is opaque; one the emulator did not issue gives 400.
+// A cursor is opaque; one the emulator did not issue gives 400. The
+// specification gives first no default, and states the cap of 100 for
+// transform-sync history only: default 20 and cap 100 for embed-tenant
+// groups are the emulator's own choice (docs/emulator.md says so).
 
 const (
 	defaultLimit = 20

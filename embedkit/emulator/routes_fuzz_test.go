@@ -51,6 +51,7 @@ func FuzzEmulatorRoutes(f *testing.F) {
 	f.Add(uint8(12), "", "session=%ff", "")
 	f.Add(uint8(15), "", "", `{"sessionId":"0123456789abcdef0123456789abcdef"}`)
 	f.Add(uint8(18), "1", "", `{"name":"x","settings":{"a":[1e999]}}`)
+	f.Add(uint8(18), "1", "", `{"creationMethod":"ftp","template":"single","releaseChannelVersion":"v1.4.2"}`)
 	f.Add(uint8(22), "1", "", `{"format":"pdf","dashboardPublicId":"sales-overview","filters":[{"member":"a.b","values":[null]}]}`)
 	f.Add(uint8(21), "1", "", `{"branchName":"","environment":{}}`)
 	s, err := New(nil)

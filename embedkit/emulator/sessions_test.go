@@ -355,6 +355,12 @@ func TestCreatorModeCatalogs(t *testing.T) {
 	if !strings.Contains(string(data), `"description":"Edits"`) {
 		t.Errorf("description not updated: %s", data)
 	}
+	// An empty description is not a new one: never cleared (rule 7).
+	e.generate(`{"deploymentId":1,"externalId":"c","creatorMode":true,"embedTenantName":"initech","tenantGroupDefinitions":[{"name":"editors","description":""}]}`)
+	data = e.expect(200, "GET", "/api/v1/embed-tenants/initech/groups", "ek_admin_all", nil)
+	if !strings.Contains(string(data), `"description":"Edits"`) {
+		t.Errorf("empty description cleared it: %s", data)
+	}
 	// Creator mode off for the tenant.
 	e2 := setup(t, strings.Replace(testFixture, `"creatorMode":true`, `"creatorMode":false`, 1))
 	data = e2.expect(400, "POST", "/api/v1/embed/generate-session", "ek_admin_all", `{"deploymentId":1,"externalId":"c","creatorMode":true}`)
@@ -560,5 +566,87 @@ func TestSweepDropsStaleSessions(t *testing.T) {
 	ss := e.s.Sessions()
 	if len(ss) != 1 || ss[0].ExternalID != "new" {
 		t.Fatalf("sessions after sweep: %+v", ss)
+	}
+}
+
+// TestTenantScopedUserState holds rules 7 and 8 for one external user who
+// signs in to several embed tenants: a session carries the tenant-group
+// memberships of its own embed tenant and the attribute values of the
+// catalog it resolves against (the embed tenant's own in creator mode, the
+// tenant-wide one otherwise), never another's.
+func TestTenantScopedUserState(t *testing.T) {
+	const (
+		creatorA = `{"deploymentId":1,"externalId":"kate","creatorMode":true,"embedTenantName":"tenant-a",
+			"tenantGroupDefinitions":[{"name":"admins"}],"tenantGroups":["admins"],
+			"userAttributeDefinitions":[{"name":"secret-tier","type":"string"}],
+			"userAttributes":[{"name":"secret-tier","value":"gold"}]}`
+		creatorB = `{"deploymentId":1,"externalId":"kate","creatorMode":true,"embedTenantName":"tenant-b",
+			"tenantGroupDefinitions":[{"name":"admins"},{"name":"editors"}],"tenantGroups":["admins","editors"]}`
+		tenantWide    = `{"deploymentId":1,"externalId":"kate","userAttributes":[{"name":"region","value":"EMEA"}]}`
+		deleteAdminsA = "delete tenant-a admins"
+	)
+	tests := []struct {
+		name      string
+		steps     []string
+		last      string
+		wantGroup []any
+		wantAttrs map[string]any
+	}{
+		{"non-creator after creator", []string{creatorA},
+			`{"deploymentId":1,"externalId":"kate"}`, []any{}, nil},
+		{"second tenant, not in creator mode", []string{creatorA},
+			`{"deploymentId":1,"externalId":"kate","embedTenantName":"tenant-b"}`, []any{}, nil},
+		{"second tenant in creator mode", []string{creatorA},
+			`{"deploymentId":1,"externalId":"kate","creatorMode":true,"embedTenantName":"tenant-b"}`, []any{}, nil},
+		{"same tenant again", []string{creatorA},
+			`{"deploymentId":1,"externalId":"kate","creatorMode":true,"embedTenantName":"tenant-a"}`,
+			[]any{"system:tenant:tenant-a:group:admins"}, map[string]any{"secret-tier": "gold"}},
+		{"another tenant's memberships do not replace these", []string{creatorA, creatorB},
+			`{"deploymentId":1,"externalId":"kate","creatorMode":true,"embedTenantName":"tenant-a"}`,
+			[]any{"system:tenant:tenant-a:group:admins"}, map[string]any{"secret-tier": "gold"}},
+		{"each tenant its own", []string{creatorA, creatorB},
+			`{"deploymentId":1,"externalId":"kate","creatorMode":true,"embedTenantName":"tenant-b"}`,
+			[]any{"system:tenant:tenant-b:group:admins", "system:tenant:tenant-b:group:editors"}, nil},
+		{"tenant-wide values stay out of creator sessions", []string{tenantWide, creatorA},
+			`{"deploymentId":1,"externalId":"kate","creatorMode":true,"embedTenantName":"tenant-a"}`,
+			[]any{"system:tenant:tenant-a:group:admins"}, map[string]any{"secret-tier": "gold"}},
+		{"tenant-wide values persist beside creator ones", []string{tenantWide, creatorA},
+			`{"deploymentId":1,"externalId":"kate","embedTenantName":"tenant-a"}`,
+			[]any{"system:tenant:tenant-a:group:admins"}, map[string]any{"region": "EMEA"}},
+		{"deleted group leaves its tenant's members", []string{creatorA, deleteAdminsA},
+			`{"deploymentId":1,"externalId":"kate","creatorMode":true,"embedTenantName":"tenant-a"}`,
+			[]any{}, map[string]any{"secret-tier": "gold"}},
+		{"deleted group leaves the same name in another tenant", []string{creatorA, creatorB, deleteAdminsA},
+			`{"deploymentId":1,"externalId":"kate","creatorMode":true,"embedTenantName":"tenant-b"}`,
+			[]any{"system:tenant:tenant-b:group:admins", "system:tenant:tenant-b:group:editors"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := setup(t)
+			for _, step := range tt.steps {
+				if step != deleteAdminsA {
+					e.generate(step)
+					continue
+				}
+				var list struct {
+					Items []struct {
+						ID   int64  `json:"id"`
+						Name string `json:"name"`
+					} `json:"items"`
+				}
+				mustJSON(t, e.expect(200, "GET", "/api/v1/embed-tenants/tenant-a/groups", "ek_admin_all", nil), &list)
+				if len(list.Items) != 1 || list.Items[0].Name != "admins" {
+					t.Fatalf("tenant-a groups %+v", list.Items)
+				}
+				e.expect(204, "DELETE", fmt.Sprintf("/api/v1/embed-tenants/tenant-a/groups/%d", list.Items[0].ID), "ek_admin_all", nil)
+			}
+			_, c := e.exchange(e.generate(tt.last))
+			if got := groupsOf(t, c); !reflect.DeepEqual(got, tt.wantGroup) {
+				t.Errorf("groups %v, want %v", got, tt.wantGroup)
+			}
+			if !reflect.DeepEqual(c.Attributes, tt.wantAttrs) {
+				t.Errorf("attributes %v, want %v", c.Attributes, tt.wantAttrs)
+			}
+		})
 	}
 }

@@ -62,7 +62,6 @@ type tenantGroupRec struct {
 	id          int64
 	name        string
 	description string
-	createdAt   time.Time
 }
 
 type deploymentRec struct {
@@ -96,16 +95,42 @@ type dashboardRec struct {
 }
 
 // externalUser is an external (embed) user provisioned by generate-session
-// or by an export rendered as an embed subject.
+// or by an export rendered as an embed subject. One user, keyed by
+// externalId, may sign in to several embed tenants: its tenant-group
+// memberships are kept per embed tenant (rule 7) and its attribute values
+// per catalog they were set in (rule 8), so that no session carries a
+// membership or a value of another tenant's.
 type externalUser struct {
 	externalID   string
-	tenant       string
 	email        string
 	displayName  string
 	picture      string
-	groups       []string
-	tenantGroups []string
-	attributes   map[string]any
+	groups       []string            // global groups
+	tenantGroups map[string][]string // by embed tenant name
+	attributes   map[string]map[string]any
+}
+
+// tenantWideCatalog is the key of the tenant-wide attribute catalog in
+// externalUser.attributes; creatorCatalog(t) is the key of embed tenant
+// t's own catalog. A tenant name never starts with ':', so they never
+// collide.
+const tenantWideCatalog = ""
+
+func creatorCatalog(tenant string) string { return ":creator:" + tenant }
+
+func newExternalUser(externalID string) *externalUser {
+	return &externalUser{externalID: externalID, tenantGroups: map[string][]string{}, attributes: map[string]map[string]any{}}
+}
+
+// values returns the user's attribute values set in catalog, creating the
+// map when create is true (nil otherwise when none are stored).
+func (u *externalUser) values(catalog string, create bool) map[string]any {
+	m := u.attributes[catalog]
+	if m == nil && create {
+		m = map[string]any{}
+		u.attributes[catalog] = m
+	}
+	return m
 }
 
 func newState(f *Fixture, now time.Time) *state {
@@ -162,7 +187,7 @@ func newState(f *Fixture, now time.Time) *state {
 		tr.displayName = t.DisplayName
 		for _, g := range t.Groups {
 			st.nextTenantGroupID++
-			tr.groups[g.Name] = &tenantGroupRec{id: st.nextTenantGroupID, name: g.Name, description: g.Description, createdAt: now}
+			tr.groups[g.Name] = &tenantGroupRec{id: st.nextTenantGroupID, name: g.Name, description: g.Description}
 		}
 		for _, a := range t.UserAttributes {
 			a := a

@@ -2,18 +2,19 @@ package emulator
 
 import (
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
-	"time"
 )
 
+// tenantGroupItem is an item of the embed-tenant group list. The
+// platform's documents show no item fields: these are the minimum a
+// caller needs (the id to delete it by, the name and the description
+// generate-session sets), the emulator's own, and nothing more.
 type tenantGroupItem struct {
 	ID          int64  `json:"id"`
 	Name        string `json:"name"`
 	Description string `json:"description"`
-	// SecurityContextName is how the group reaches the data model.
-	SecurityContextName string `json:"securityContextName"`
-	CreatedAt           string `json:"createdAt"`
 }
 
 // tenantFor authenticates an admin and resolves the embedTenantName path
@@ -58,11 +59,7 @@ func (s *Server) handleListTenantGroups(w http.ResponseWriter, r *http.Request) 
 	var all []tenantGroupItem
 	if t != nil {
 		for _, g := range t.groups {
-			all = append(all, tenantGroupItem{
-				ID: g.id, Name: g.name, Description: g.description,
-				SecurityContextName: "system:tenant:" + name + ":group:" + g.name,
-				CreatedAt:           g.createdAt.UTC().Format(time.RFC3339),
-			})
+			all = append(all, tenantGroupItem{ID: g.id, Name: g.name, Description: g.description})
 		}
 	}
 	s.mu.Unlock()
@@ -107,17 +104,12 @@ func (s *Server) handleDeleteTenantGroup(w http.ResponseWriter, r *http.Request)
 		return
 	}
 	delete(t.groups, found.name)
+	// Every user's membership of it in this tenant goes with it; the
+	// same name in another tenant is another group.
 	for _, u := range s.st.external {
-		if u.tenant != name {
-			continue
+		if groups, ok := u.tenantGroups[name]; ok {
+			u.tenantGroups[name] = slices.DeleteFunc(groups, func(g string) bool { return g == found.name })
 		}
-		kept := u.tenantGroups[:0]
-		for _, g := range u.tenantGroups {
-			if g != found.name {
-				kept = append(kept, g)
-			}
-		}
-		u.tenantGroups = kept
 	}
 	w.WriteHeader(http.StatusNoContent)
 }

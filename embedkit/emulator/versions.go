@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -53,6 +54,32 @@ type deploymentSettings struct {
 	DeployMode                *string        `json:"deployMode"`
 }
 
+// deploymentEnums are the enum fields of UpdateDeploymentInput and their
+// values, in the order the platform's schema lists them.
+var deploymentEnums = []struct {
+	field  string
+	values []string
+	get    func(*updateDeploymentBody) *string
+}{
+	{"cloudProvider", []string{"cubecloud", "aws", "gcp"}, func(b *updateDeploymentBody) *string { return b.CloudProvider }},
+	{"creationMethod", []string{"upload", "cubecloud", "github", "ssh"}, func(b *updateDeploymentBody) *string { return b.CreationMethod }},
+	{"deployMode", []string{"git", "cli"}, func(b *updateDeploymentBody) *string { return b.DeployMode }},
+	{"template", []string{"single", "simpleCluster", "multiCluster"}, func(b *updateDeploymentBody) *string { return b.Template }},
+}
+
+// checkEnums rejects an enum field whose value the platform does not list.
+// releaseChannel is not among them: the channels are the fixture's (see
+// the package docs).
+func (b *updateDeploymentBody) checkEnums() error {
+	for _, e := range deploymentEnums {
+		v := e.get(b)
+		if v != nil && !slices.Contains(e.values, *v) {
+			return errAt(e.field, "must be one of "+strings.Join(e.values, ", "))
+		}
+	}
+	return nil
+}
+
 // matchVersion finds the listed version written as <semver>, v<semver> or
 // <image_repo>:v<semver>, within channel when channel is not empty.
 func (d *deploymentRec) matchVersion(v, channel string) int {
@@ -76,14 +103,23 @@ func (d *deploymentRec) current() int {
 	return -1
 }
 
-// handleUpdateDeployment is PUT /api/v1/deployments/{id}. Version rules:
-//   - releaseChannelVersion in any of its three forms must be listed (in
-//     releaseChannel when that is sent too), else 400;
+// handleUpdateDeployment is PUT /api/v1/deployments/{id}. Rules:
+//   - releaseChannelVersion in one of its three spellings (<semver>,
+//     v<semver>, <image_repo>:v<semver>, nothing else: no white space is
+//     trimmed) must be listed (in releaseChannel when that is sent too),
+//     else 400;
 //   - releaseChannel alone moves to that channel's latest version;
 //   - pinning a version that is not its channel's latest sets
-//     releaseChannelVersionHold, choosing the latest clears it, unless the
-//     request sends releaseChannelVersionHold itself;
-//   - templateVariables are merged key by key (a null value removes the key).
+//     releaseChannelVersionHold unless the request sends the hold itself;
+//     choosing the latest leaves the hold as it was (no document says it
+//     clears it);
+//   - templateVariables are merged key by key, each value stored as given
+//     (null included);
+//   - cloudProvider, creationMethod, deployMode and template take only the
+//     values of the platform's enums (400 naming the field otherwise); null
+//     is the same as omitting a field.
+//
+// Every check runs before anything changes.
 func (s *Server) handleUpdateDeployment(w http.ResponseWriter, r *http.Request) {
 	_, id, ok := s.deploymentFor(w, r)
 	if !ok {
@@ -91,6 +127,10 @@ func (s *Server) handleUpdateDeployment(w http.ResponseWriter, r *http.Request) 
 	}
 	var b updateDeploymentBody
 	if !s.decodeBody(w, r, &b) {
+		return
+	}
+	if err := b.checkEnums(); err != nil {
+		s.writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	s.mu.Lock()
@@ -107,7 +147,7 @@ func (s *Server) handleUpdateDeployment(w http.ResponseWriter, r *http.Request) 
 		if b.ReleaseChannel != nil {
 			ch = *b.ReleaseChannel
 		}
-		target = d.matchVersion(strings.TrimSpace(*b.ReleaseChannelVersion), ch)
+		target = d.matchVersion(*b.ReleaseChannelVersion, ch)
 		if target < 0 {
 			msg := "releaseChannelVersion: " + *b.ReleaseChannelVersion + " is not in the versions list"
 			if ch != "" {
@@ -131,17 +171,15 @@ func (s *Server) handleUpdateDeployment(w http.ResponseWriter, r *http.Request) 
 		for i := range d.versions {
 			d.versions[i].IsCurrent = i == target
 		}
-		d.releaseChannelVersionHold = !d.versions[target].IsLatestInChannel
+		if !d.versions[target].IsLatestInChannel {
+			d.releaseChannelVersionHold = true
+		}
 	}
 	if b.ReleaseChannelVersionHold != nil {
 		d.releaseChannelVersionHold = *b.ReleaseChannelVersionHold
 	}
 	for k, v := range b.TemplateVariables {
-		if v == nil {
-			delete(d.templateVariables, k)
-		} else {
-			d.templateVariables[k] = v
-		}
+		d.templateVariables[k] = v
 	}
 	set := func(dst **string, v *string) {
 		if v != nil {
