@@ -51,18 +51,6 @@ var emuStart = time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC)
 // deployment outside its scope, and with a personal key of the admin.
 func emuFixture() *emulator.Fixture {
 	f := emulator.DemoFixture()
-	// The platform's release channels are latest and release (notes,
-	// section 8), which UpdateDeploymentRequest.Validate holds to; the demo
-	// fixture names its channels stable and preview.
-	channel := map[string]string{"stable": "release", "preview": "latest"}
-	for i := range f.Deployments {
-		for j := range f.Deployments[i].Versions {
-			v := &f.Deployments[i].Versions[j]
-			if c, ok := channel[v.ReleaseChannel]; ok {
-				v.ReleaseChannel = c
-			}
-		}
-	}
 	f.APIKeys = append(f.APIKeys, emulator.APIKey{Key: keyAdminPersonal, User: "admin", Personal: true})
 	f.Deployments = append(f.Deployments,
 		emulator.Deployment{ID: 2, Name: "Finance", CreatedAt: time.Date(2026, 2, 3, 4, 5, 6, 0, time.UTC)},

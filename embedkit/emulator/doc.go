@@ -156,12 +156,11 @@
 // and choosing the latest leaves the hold as it was (the docs say nothing
 // of clearing it). templateVariables merge key by key, each value stored
 // as given (null included). cloudProvider (cubecloud, aws, gcp),
-// creationMethod (upload, cubecloud, github, ssh), deployMode (git, cli)
-// and template (single, simpleCluster, multiCluster) take only their
-// enum's values: 400 naming the field and the values. The platform's
-// releaseChannel enum is latest, release; the emulator's channels are the
-// ones its fixture's versions name (the built-in fixture has stable and
-// preview), and an unlisted channel is a 400.
+// creationMethod (upload, cubecloud, github, ssh), deployMode (git, cli),
+// releaseChannel (latest, release) and template (single, simpleCluster,
+// multiCluster) take only their enum's values: 400 naming the field and
+// the values. A fixture's versions name one of the two channels (the
+// built-in fixture has both); a channel no version names is a 400 too.
 //
 // The audit CSV export streams the columns time (RFC 3339 UTC), eventName,
 // userEmail and data (compact JSON; the columns are the emulator's own, the

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -174,7 +175,8 @@ type Version struct {
 	// ReleaseChannelVersion has the shape <image_repo>:v<semver>.
 	ReleaseChannelVersion string `json:"releaseChannelVersion"`
 	// Version is the semantic version and must match ReleaseChannelVersion.
-	Version           string `json:"version"`
+	Version string `json:"version"`
+	// ReleaseChannel is latest or release, the platform's channels.
 	ReleaseChannel    string `json:"releaseChannel"`
 	IsLatestInChannel bool   `json:"isLatestInChannel"`
 	// IsCurrent marks the version in effect; exactly one per deployment.
@@ -568,8 +570,8 @@ func validateVersions(c *fixtureChecker, p string, versions []Version) {
 			c.fail(vp+".releaseChannelVersion", "duplicate version %q", v.ReleaseChannelVersion)
 		}
 		seen[v.ReleaseChannelVersion] = true
-		if v.ReleaseChannel == "" {
-			c.fail(vp+".releaseChannel", "is required")
+		if !slices.Contains(releaseChannels, v.ReleaseChannel) {
+			c.fail(vp+".releaseChannel", "must be one of %s (the platform's channels), got %q", strings.Join(releaseChannels, ", "), v.ReleaseChannel)
 		}
 		if v.IsCurrent {
 			current++

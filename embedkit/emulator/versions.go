@@ -64,12 +64,15 @@ var deploymentEnums = []struct {
 	{"cloudProvider", []string{"cubecloud", "aws", "gcp"}, func(b *updateDeploymentBody) *string { return b.CloudProvider }},
 	{"creationMethod", []string{"upload", "cubecloud", "github", "ssh"}, func(b *updateDeploymentBody) *string { return b.CreationMethod }},
 	{"deployMode", []string{"git", "cli"}, func(b *updateDeploymentBody) *string { return b.DeployMode }},
+	{"releaseChannel", releaseChannels, func(b *updateDeploymentBody) *string { return b.ReleaseChannel }},
 	{"template", []string{"single", "simpleCluster", "multiCluster"}, func(b *updateDeploymentBody) *string { return b.Template }},
 }
 
+// releaseChannels are the platform's release channels (notes, section 8);
+// a fixture's versions name one of them.
+var releaseChannels = []string{"latest", "release"}
+
 // checkEnums rejects an enum field whose value the platform does not list.
-// releaseChannel is not among them: the channels are the fixture's (see
-// the package docs).
 func (b *updateDeploymentBody) checkEnums() error {
 	for _, e := range deploymentEnums {
 		v := e.get(b)
