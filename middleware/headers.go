@@ -181,14 +181,36 @@ func frameAncestors(xfo string) string {
 	return "'self'"
 }
 
-// hasDirective reports whether a policy has the directive name.
+// hasDirective reports whether a policy has the directive name, read as
+// browsers read it (cspFields, ASCII case).
 func hasDirective(policy, name string) bool {
 	for _, part := range strings.Split(policy, ";") {
-		if fields := strings.Fields(part); len(fields) > 0 && strings.EqualFold(fields[0], name) {
+		if fields := cspFields(part); len(fields) > 0 && asciiLower(fields[0]) == name {
 			return true
 		}
 	}
 	return false
+}
+
+// cspFields splits a directive at ASCII whitespace, as browsers do: other
+// spaces (U+00A0, ...) are part of a name or source, which makes it one
+// that browsers ignore, so the kit must not turn it into a valid one.
+func cspFields(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool {
+		return r == ' ' || r == '\t' || r == '\n' || r == '\f' || r == '\r'
+	})
+}
+
+// asciiLower lowers the ASCII letters of s only, as browsers match
+// directive names.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 // addDirective appends directive to a policy.
@@ -475,11 +497,11 @@ func composeCSP(base string, frameSources []string, kitDefaults bool) string {
 	var ds []directive
 	index := map[string]int{}
 	for _, part := range strings.Split(base, ";") {
-		fields := strings.Fields(part)
+		fields := cspFields(part)
 		if len(fields) == 0 {
 			continue
 		}
-		name := strings.ToLower(fields[0])
+		name := asciiLower(fields[0])
 		if _, dup := index[name]; dup {
 			continue // browsers ignore a repeated directive
 		}

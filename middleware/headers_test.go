@@ -106,6 +106,9 @@ func TestSecurityHeadersKeepTheAppsPolicy(t *testing.T) {
 		{"its own frame-ancestors, upper case", func(h http.Header) {
 			h.Set("Content-Security-Policy", "script-src 'self'; Frame-Ancestors *")
 		}, []string{"script-src 'self'; Frame-Ancestors *"}, ""},
+		{"a frame-ancestors browsers ignore (U+00A0 after the name)", func(h http.Header) {
+			h.Set("Content-Security-Policy", "default-src 'self'; frame-ancestors\u00a0https://partner.example")
+		}, []string{"default-src 'self'; frame-ancestors\u00a0https://partner.example; frame-src 'self' " + platform + "; frame-ancestors 'self'"}, ""},
 		{"two of the app's", func(h http.Header) {
 			h.Set("Content-Security-Policy", "img-src *")
 			h.Add("Content-Security-Policy", "default-src 'self' 'unsafe-inline'")
@@ -359,4 +362,99 @@ func TestSecurityHeadersLeavesTheBodyAlone(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzOwnPolicyFrameAncestors: whatever policy a handler sends, the page
+// ends up with the frame-ancestors a browser reads in it, or, when a
+// browser reads none there, with the kit's 'self' ('none' under
+// X-Frame-Options: DENY) in one of its policies, and the kit's is not
+// added beside a page's own. A browser's reading: a header value is
+// policies split at ",", a policy is directives split at ";", a
+// directive's name runs to the first ASCII whitespace and is matched
+// without regard to ASCII case, and only a policy's first frame-ancestors
+// counts.
+func FuzzOwnPolicyFrameAncestors(f *testing.F) {
+	for _, seed := range []struct {
+		first, second string
+		deny          bool
+	}{
+		{"default-src 'self'", "", false},
+		{"script-src 'self' 'unsafe-inline';", "", false},
+		{"default-src 'self'; frame-ancestors https://partner.example", "", false},
+		{"img-src *", "default-src 'self'; Frame-Ancestors 'none'", false},
+		{"default-src 'self', frame-ancestors https://partner.example", "", false},
+		{"default-src 'self'; frame-ancestors\u00a0https://partner.example", "", false},
+		{"child-src https://old.example", "", true},
+		{"", "", false},
+	} {
+		f.Add(seed.first, seed.second, seed.deny)
+	}
+	const platform = "https://acme.example.com"
+	f.Fuzz(func(t *testing.T, first, second string, deny bool) {
+		own := []string{first}
+		if second != "" {
+			own = append(own, second)
+		}
+		page := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header()["Content-Security-Policy"] = slices.Clone(own)
+			if deny {
+				w.Header().Set("X-Frame-Options", "DENY")
+			}
+		})
+		w := httptest.NewRecorder()
+		SecurityHeaders(platform, HeaderOptions{Logger: slog.New(slog.DiscardHandler)})(page).ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/", nil))
+		in, out := browserFrameAncestors(own), browserFrameAncestors(w.Header().Values("Content-Security-Policy"))
+		kit := "'self'"
+		if deny {
+			kit = "'none'"
+		}
+		if len(in) == 0 {
+			if !slices.Contains(out, kit) {
+				t.Errorf("policies %q without frame-ancestors gave %q, whose frame-ancestors %q lack the kit's %s",
+					own, w.Header().Values("Content-Security-Policy"), out, kit)
+			}
+			return
+		}
+		for _, fa := range in {
+			if !slices.Contains(out, fa) {
+				t.Errorf("policies %q lost their frame-ancestors %s: %q gives %q", own, fa, w.Header().Values("Content-Security-Policy"), out)
+			}
+		}
+		if slices.Contains(out, kit) && !slices.Contains(in, kit) {
+			t.Errorf("policies %q with frame-ancestors %q got the kit's %s: %q", own, in, kit, w.Header().Values("Content-Security-Policy"))
+		}
+	})
+}
+
+// browserFrameAncestors returns the sources, joined by a space, of each
+// frame-ancestors directive a browser enforces in values (the first of a
+// policy), as FuzzOwnPolicyFrameAncestors describes the reading.
+func browserFrameAncestors(values []string) []string {
+	const space = " \t\n\f\r"
+	var list []string
+	for _, v := range values {
+		for _, policy := range strings.Split(v, ",") {
+			for _, d := range strings.Split(policy, ";") {
+				d = strings.Trim(d, space)
+				name, sources := d, ""
+				if i := strings.IndexAny(d, space); i >= 0 {
+					name, sources = d[:i], d[i:]
+				}
+				if len(name) == len("frame-ancestors") && strings.ToLower(name) == "frame-ancestors" && isASCII(name) {
+					list = append(list, strings.Join(strings.FieldsFunc(sources, func(r rune) bool { return strings.ContainsRune(space, r) }), " "))
+					break
+				}
+			}
+		}
+	}
+	return list
+}
+
+func isASCII(s string) bool {
+	for i := range len(s) {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
