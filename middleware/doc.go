@@ -194,10 +194,12 @@
 // same-origin (or trusted) POSTs (http.CrossOriginProtection). A viewer who
 // is not signed in gets 401, or a login redirect on a top-level
 // navigation.
-// SecurityHeaders limits frame-src to the platform origin; a page that
-// sends a policy of its own keeps it, with the kit's frame-src merged in,
-// and a page with inline code under the kit's default-src 'self' gets one
-// warning naming HeaderOptions.BaseCSP. Logs (log/slog)
+// SecurityHeaders limits frame-src to the platform origin and sets
+// frame-ancestors 'self'; a page that sends a policy of its own keeps it,
+// with the kit's frame-src merged in and frame-ancestors 'self' added
+// when the page names no frame-ancestors of its own, and a page with
+// inline code under the kit's default-src 'self' gets one warning naming
+// HeaderOptions.BaseCSP. Logs (log/slog)
 // and metrics record each mint and revoke with latency and outcome, and
 // show API keys, tokens, session ids and host session keys only as
 // embedkit.Redact hashes; a viewer appears as a keyed hash

@@ -49,9 +49,19 @@ type HeaderOptions struct {
 // A handler below that sets a Content-Security-Policy of its own (with
 // Set or Add) keeps it: the kit's policy is taken off that response and
 // the handler's gets the kit's frame sources in its frame-src (started
-// from child-src or default-src, as above) and nothing else; a policy
-// that does not limit frames is left as it is. So an app's page that
-// sends its own policy keeps working, and keeps its embeds.
+// from child-src or default-src, as above; a policy that does not limit
+// frames keeps not limiting them) and, when none of the handler's
+// policies has a frame-ancestors directive, frame-ancestors 'self' in
+// the first of them; nothing else. A frame-ancestors of the handler's
+// own is kept as it is (an app may let a partner frame a page on
+// purpose). So an app's page that sends its own policy keeps working,
+// keeps its embeds, and cannot be framed by another site unless it says
+// so.
+//
+// SecurityHeaders sets no X-Frame-Options and leaves one set by a handler
+// as it is. Browsers that know frame-ancestors ignore X-Frame-Options, so
+// where the kit adds frame-ancestors to a page whose X-Frame-Options is
+// DENY, it adds frame-ancestors 'none' instead of 'self'.
 //
 // A page without a policy of its own runs under the kit's, whose
 // default-src 'self' blocks inline script (a <script> without src, an
@@ -84,17 +94,19 @@ func SecurityHeaders(platformOrigin string, opts HeaderOptions) func(http.Handle
 			h := w.Header()
 			csp := fixed
 			own := opts.BaseCSP == "" // the kit's policy alone
+			base := opts.BaseCSP
 			if prev := h.Get("Content-Security-Policy"); prev != "" {
 				if opts.BaseCSP != "" {
 					prev = opts.BaseCSP + "; " + prev
 				}
+				base = prev
 				csp = ComposeCSP(prev, extra)
 				own = false
 			}
 			h.Set("Content-Security-Policy", csp)
 			h.Set("X-Content-Type-Options", "nosniff")
 			h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
-			hw := &headerWriter{ResponseWriter: w, csp: csp, extra: extra}
+			hw := &headerWriter{ResponseWriter: w, csp: csp, extra: extra, kitAncestors: !hasDirective(base, "frame-ancestors")}
 			if own && !warned.Load() {
 				hw.scan = &inlineScan{warned: warned, logger: logger, r: r, csp: csp}
 			}
@@ -113,8 +125,11 @@ type headerWriter struct {
 	http.ResponseWriter
 	csp   string   // the policy SecurityHeaders set
 	extra []string // the kit's frame sources
-	scan  *inlineScan
-	wrote bool
+	// kitAncestors: csp ends with the kit's frame-ancestors 'self', not
+	// one of BaseCSP's or an outer handler's.
+	kitAncestors bool
+	scan         *inlineScan
+	wrote        bool
 }
 
 // fixHeader runs once, as the headers go out.
@@ -129,6 +144,9 @@ func (w *headerWriter) fixHeader() {
 		if w.scan != nil && !isHTML(h.Get("Content-Type")) && h.Get("Content-Type") != "" {
 			w.scan = nil
 		}
+		if fa := frameAncestors(h.Get("X-Frame-Options")); w.kitAncestors && fa != "'self'" {
+			h.Set("Content-Security-Policy", strings.TrimSuffix(w.csp, "frame-ancestors 'self'")+"frame-ancestors "+fa)
+		}
 		return
 	}
 	// The handler set a policy of its own: it is the page's, and the
@@ -138,9 +156,70 @@ func (w *headerWriter) fixHeader() {
 		values = slices.Delete(slices.Clone(values), i, i+1)
 	}
 	h.Del("Content-Security-Policy")
-	for _, v := range values {
-		h.Add("Content-Security-Policy", mergeFrameSources(v, w.extra))
+	// A page that says who may frame it keeps its say (an app may let a
+	// partner frame it on purpose); one that does not gets the kit's
+	// frame-ancestors, in the first of its policies (every policy
+	// applies, so one is enough).
+	ancestors := !slices.ContainsFunc(values, func(v string) bool { return hasDirective(v, "frame-ancestors") })
+	for i, v := range values {
+		v = mergeFrameSources(v, w.extra)
+		if i == 0 && ancestors {
+			v = addDirective(v, "frame-ancestors "+frameAncestors(h.Get("X-Frame-Options")))
+		}
+		h.Add("Content-Security-Policy", v)
 	}
+}
+
+// frameAncestors returns the frame-ancestors sources SecurityHeaders adds
+// to a page's own policy: 'self', or 'none' for a page whose
+// X-Frame-Options is DENY (browsers that know frame-ancestors ignore
+// X-Frame-Options, so 'self' would let the page's own origin frame it).
+func frameAncestors(xfo string) string {
+	if strings.EqualFold(strings.TrimSpace(xfo), "deny") {
+		return "'none'"
+	}
+	return "'self'"
+}
+
+// hasDirective reports whether a policy has the directive name, read as
+// browsers read it (cspFields, ASCII case).
+func hasDirective(policy, name string) bool {
+	for _, part := range strings.Split(policy, ";") {
+		if fields := cspFields(part); len(fields) > 0 && asciiLower(fields[0]) == name {
+			return true
+		}
+	}
+	return false
+}
+
+// cspFields splits a directive at ASCII whitespace, as browsers do: other
+// spaces (U+00A0, ...) are part of a name or source, which makes it one
+// that browsers ignore, so the kit must not turn it into a valid one.
+func cspFields(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool {
+		return r == ' ' || r == '\t' || r == '\n' || r == '\f' || r == '\r'
+	})
+}
+
+// asciiLower lowers the ASCII letters of s only, as browsers match
+// directive names.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// addDirective appends directive to a policy.
+func addDirective(policy, directive string) string {
+	policy = strings.TrimRight(policy, "; \t")
+	if strings.TrimSpace(policy) == "" {
+		return directive
+	}
+	return policy + "; " + directive
 }
 
 func (w *headerWriter) WriteHeader(code int) {
@@ -401,8 +480,9 @@ func ComposeCSP(base string, frameSources []string) string {
 
 // mergeFrameSources returns an app's own policy with frameSources added
 // to its frame-src (started from child-src or default-src, as ComposeCSP
-// does) and nothing else: no default-src, no frame-ancestors. A policy
-// that does not limit frames is returned as it is.
+// does) and nothing else: no default-src, no frame-ancestors (fixHeader
+// adds that across all of the page's policies). A policy that does not
+// limit frames is returned as it is.
 func mergeFrameSources(policy string, frameSources []string) string {
 	return composeCSP(policy, frameSources, false)
 }
@@ -417,11 +497,11 @@ func composeCSP(base string, frameSources []string, kitDefaults bool) string {
 	var ds []directive
 	index := map[string]int{}
 	for _, part := range strings.Split(base, ";") {
-		fields := strings.Fields(part)
+		fields := cspFields(part)
 		if len(fields) == 0 {
 			continue
 		}
-		name := strings.ToLower(fields[0])
+		name := asciiLower(fields[0])
 		if _, dup := index[name]; dup {
 			continue // browsers ignore a repeated directive
 		}

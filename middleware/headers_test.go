@@ -17,21 +17,30 @@ func TestSecurityHeaders(t *testing.T) {
 	tests := []struct {
 		name  string
 		opts  HeaderOptions
-		outer string
+		outer string // a policy an outer handler set
+		xfo   string // X-Frame-Options an outer handler set
 		want  string
 	}{
-		{"alone", HeaderOptions{}, "",
+		{"alone", HeaderOptions{}, "", "",
 			"default-src 'self'; frame-src 'self' https://acme.example.com; frame-ancestors 'self'"},
-		{"base with frame-src", HeaderOptions{BaseCSP: "script-src 'self' https://cdn.example; frame-src https://video.example"}, "",
+		{"base with frame-src", HeaderOptions{BaseCSP: "script-src 'self' https://cdn.example; frame-src https://video.example"}, "", "",
 			"script-src 'self' https://cdn.example; frame-src https://video.example 'self' https://acme.example.com; default-src 'self'; frame-ancestors 'self'"},
-		{"base default-src carried into frame-src", HeaderOptions{BaseCSP: "default-src 'self' https://cdn.example; frame-ancestors 'none'"}, "",
+		{"base default-src carried into frame-src", HeaderOptions{BaseCSP: "default-src 'self' https://cdn.example; frame-ancestors 'none'"}, "", "",
 			"default-src 'self' https://cdn.example; frame-ancestors 'none'; frame-src 'self' https://cdn.example https://acme.example.com"},
-		{"none replaced", HeaderOptions{BaseCSP: "default-src 'none'"}, "",
+		{"none replaced", HeaderOptions{BaseCSP: "default-src 'none'"}, "", "",
 			"default-src 'none'; frame-src 'self' https://acme.example.com; frame-ancestors 'self'"},
-		{"extra frame source", HeaderOptions{FrameSources: []string{"https://maps.example"}}, "",
+		{"extra frame source", HeaderOptions{FrameSources: []string{"https://maps.example"}}, "", "",
 			"default-src 'self'; frame-src 'self' https://acme.example.com https://maps.example; frame-ancestors 'self'"},
-		{"outer policy composed", HeaderOptions{}, "img-src *; child-src https://old.example",
+		{"outer policy composed", HeaderOptions{}, "img-src *; child-src https://old.example", "",
 			"img-src *; child-src https://old.example; default-src 'self'; frame-src https://old.example 'self' https://acme.example.com; frame-ancestors 'self'"},
+		{"X-Frame-Options DENY", HeaderOptions{}, "", "DENY",
+			"default-src 'self'; frame-src 'self' https://acme.example.com; frame-ancestors 'none'"},
+		{"X-Frame-Options DENY, outer policy", HeaderOptions{}, "img-src *", "DENY",
+			"img-src *; default-src 'self'; frame-src 'self' https://acme.example.com; frame-ancestors 'none'"},
+		{"X-Frame-Options DENY, base with frame-ancestors", HeaderOptions{BaseCSP: "default-src 'self'; frame-ancestors 'self' https://partner.example"}, "", "DENY",
+			"default-src 'self'; frame-ancestors 'self' https://partner.example; frame-src 'self' https://acme.example.com"},
+		{"X-Frame-Options SAMEORIGIN", HeaderOptions{}, "", "SAMEORIGIN",
+			"default-src 'self'; frame-src 'self' https://acme.example.com; frame-ancestors 'self'"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -40,12 +49,18 @@ func TestSecurityHeaders(t *testing.T) {
 			if tt.outer != "" {
 				w.Header().Set("Content-Security-Policy", tt.outer)
 			}
+			if tt.xfo != "" {
+				w.Header().Set("X-Frame-Options", tt.xfo)
+			}
 			h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/", nil))
 			if got := w.Header().Get("Content-Security-Policy"); got != tt.want {
 				t.Errorf("CSP\n got %s\nwant %s", got, tt.want)
 			}
 			if w.Header().Get("X-Content-Type-Options") != "nosniff" || w.Header().Get("Referrer-Policy") != "strict-origin-when-cross-origin" {
 				t.Errorf("headers %v", w.Header())
+			}
+			if got := w.Header().Values("X-Frame-Options"); !slices.Equal(got, nonEmpty(tt.xfo)) {
+				t.Errorf("X-Frame-Options %q, want %q (the kit sets none and keeps the page's)", got, nonEmpty(tt.xfo))
 			}
 		})
 	}
@@ -64,29 +79,61 @@ func TestSecurityHeadersPanicsOnBadOrigin(t *testing.T) {
 // policy of its own keeps it, with the kit's frame sources merged in,
 // instead of losing it to the kit's or having both apply (two policies
 // both bind, so the kit's default-src 'self' would block the page's
-// inline code).
+// inline code). A page whose policies say nothing of frame-ancestors gets
+// the kit's frame-ancestors 'self' (or 'none' under X-Frame-Options:
+// DENY), so no other site can frame it; one that does say keeps its own.
+// The kit sets no X-Frame-Options and keeps the page's.
 func TestSecurityHeadersKeepTheAppsPolicy(t *testing.T) {
 	const platform = "https://acme.example.com"
 	tests := []struct {
-		name string
-		set  func(http.Header)
-		want []string
+		name    string
+		set     func(http.Header)
+		want    []string
+		wantXFO string
 	}{
 		{"Set, with default-src", func(h http.Header) {
 			h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self' 'unsafe-inline'")
-		}, []string{"default-src 'self'; script-src 'self' 'unsafe-inline'; frame-src 'self' " + platform}},
+		}, []string{"default-src 'self'; script-src 'self' 'unsafe-inline'; frame-src 'self' " + platform + "; frame-ancestors 'self'"}, ""},
 		{"Add, with frame-src", func(h http.Header) {
 			h.Add("Content-Security-Policy", "script-src 'self' 'unsafe-inline'; frame-src https://video.example")
-		}, []string{"script-src 'self' 'unsafe-inline'; frame-src https://video.example 'self' " + platform}},
+		}, []string{"script-src 'self' 'unsafe-inline'; frame-src https://video.example 'self' " + platform + "; frame-ancestors 'self'"}, ""},
 		{"a policy that does not limit frames", func(h http.Header) {
-			h.Set("Content-Security-Policy", "script-src 'self' 'unsafe-inline'")
-		}, []string{"script-src 'self' 'unsafe-inline'"}},
+			h.Set("Content-Security-Policy", "script-src 'self' 'unsafe-inline';")
+		}, []string{"script-src 'self' 'unsafe-inline'; frame-ancestors 'self'"}, ""},
+		{"its own frame-ancestors, a partner", func(h http.Header) {
+			h.Set("Content-Security-Policy", "default-src 'self'; frame-ancestors 'self' https://partner.example")
+		}, []string{"default-src 'self'; frame-ancestors 'self' https://partner.example; frame-src 'self' " + platform}, ""},
+		{"its own frame-ancestors, upper case", func(h http.Header) {
+			h.Set("Content-Security-Policy", "script-src 'self'; Frame-Ancestors *")
+		}, []string{"script-src 'self'; Frame-Ancestors *"}, ""},
+		{"a frame-ancestors browsers ignore (U+00A0 after the name)", func(h http.Header) {
+			h.Set("Content-Security-Policy", "default-src 'self'; frame-ancestors\u00a0https://partner.example")
+		}, []string{"default-src 'self'; frame-ancestors\u00a0https://partner.example; frame-src 'self' " + platform + "; frame-ancestors 'self'"}, ""},
 		{"two of the app's", func(h http.Header) {
 			h.Set("Content-Security-Policy", "img-src *")
 			h.Add("Content-Security-Policy", "default-src 'self' 'unsafe-inline'")
-		}, []string{"img-src *", "default-src 'self' 'unsafe-inline'; frame-src 'self' 'unsafe-inline' " + platform}},
+		}, []string{"img-src *; frame-ancestors 'self'", "default-src 'self' 'unsafe-inline'; frame-src 'self' 'unsafe-inline' " + platform}, ""},
+		{"two of the app's, the second with frame-ancestors", func(h http.Header) {
+			h.Set("Content-Security-Policy", "img-src *")
+			h.Add("Content-Security-Policy", "default-src 'self'; frame-ancestors https://partner.example")
+		}, []string{"img-src *", "default-src 'self'; frame-ancestors https://partner.example; frame-src 'self' " + platform}, ""},
+		{"its own X-Frame-Options SAMEORIGIN", func(h http.Header) {
+			h.Set("Content-Security-Policy", "default-src 'self'")
+			h.Set("X-Frame-Options", "SAMEORIGIN")
+		}, []string{"default-src 'self'; frame-src 'self' " + platform + "; frame-ancestors 'self'"}, "SAMEORIGIN"},
+		{"its own X-Frame-Options DENY", func(h http.Header) {
+			h.Set("Content-Security-Policy", "default-src 'self'")
+			h.Set("X-Frame-Options", "DENY")
+		}, []string{"default-src 'self'; frame-src 'self' " + platform + "; frame-ancestors 'none'"}, "DENY"},
+		{"X-Frame-Options DENY and its own frame-ancestors", func(h http.Header) {
+			h.Set("Content-Security-Policy", "default-src 'self'; frame-ancestors https://partner.example")
+			h.Set("X-Frame-Options", "DENY")
+		}, []string{"default-src 'self'; frame-ancestors https://partner.example; frame-src 'self' " + platform}, "DENY"},
 		{"none of its own", func(http.Header) {},
-			[]string{"default-src 'self'; frame-src 'self' " + platform + "; frame-ancestors 'self'"}},
+			[]string{"default-src 'self'; frame-src 'self' " + platform + "; frame-ancestors 'self'"}, ""},
+		{"none of its own, X-Frame-Options DENY", func(h http.Header) {
+			h.Set("X-Frame-Options", "deny")
+		}, []string{"default-src 'self'; frame-src 'self' " + platform + "; frame-ancestors 'none'"}, "deny"},
 	}
 	for _, tt := range tests {
 		for _, write := range []string{"WriteHeader", "Write", "nothing"} {
@@ -110,9 +157,20 @@ func TestSecurityHeadersKeepTheAppsPolicy(t *testing.T) {
 				if got := resp.Header.Values("Content-Security-Policy"); !slices.Equal(got, tt.want) {
 					t.Errorf("CSP\n got %q\nwant %q", got, tt.want)
 				}
+				if got := resp.Header.Values("X-Frame-Options"); !slices.Equal(got, nonEmpty(tt.wantXFO)) {
+					t.Errorf("X-Frame-Options %q, want %q", got, nonEmpty(tt.wantXFO))
+				}
 			})
 		}
 	}
+}
+
+// nonEmpty is []string{s}, or nil for "".
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
 }
 
 // TestSecurityHeadersWarnOnInlineCode: a page without a policy of its own
@@ -304,4 +362,99 @@ func TestSecurityHeadersLeavesTheBodyAlone(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzOwnPolicyFrameAncestors: whatever policy a handler sends, the page
+// ends up with the frame-ancestors a browser reads in it, or, when a
+// browser reads none there, with the kit's 'self' ('none' under
+// X-Frame-Options: DENY) in one of its policies, and the kit's is not
+// added beside a page's own. A browser's reading: a header value is
+// policies split at ",", a policy is directives split at ";", a
+// directive's name runs to the first ASCII whitespace and is matched
+// without regard to ASCII case, and only a policy's first frame-ancestors
+// counts.
+func FuzzOwnPolicyFrameAncestors(f *testing.F) {
+	for _, seed := range []struct {
+		first, second string
+		deny          bool
+	}{
+		{"default-src 'self'", "", false},
+		{"script-src 'self' 'unsafe-inline';", "", false},
+		{"default-src 'self'; frame-ancestors https://partner.example", "", false},
+		{"img-src *", "default-src 'self'; Frame-Ancestors 'none'", false},
+		{"default-src 'self', frame-ancestors https://partner.example", "", false},
+		{"default-src 'self'; frame-ancestors\u00a0https://partner.example", "", false},
+		{"child-src https://old.example", "", true},
+		{"", "", false},
+	} {
+		f.Add(seed.first, seed.second, seed.deny)
+	}
+	const platform = "https://acme.example.com"
+	f.Fuzz(func(t *testing.T, first, second string, deny bool) {
+		own := []string{first}
+		if second != "" {
+			own = append(own, second)
+		}
+		page := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header()["Content-Security-Policy"] = slices.Clone(own)
+			if deny {
+				w.Header().Set("X-Frame-Options", "DENY")
+			}
+		})
+		w := httptest.NewRecorder()
+		SecurityHeaders(platform, HeaderOptions{Logger: slog.New(slog.DiscardHandler)})(page).ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/", nil))
+		in, out := browserFrameAncestors(own), browserFrameAncestors(w.Header().Values("Content-Security-Policy"))
+		kit := "'self'"
+		if deny {
+			kit = "'none'"
+		}
+		if len(in) == 0 {
+			if !slices.Contains(out, kit) {
+				t.Errorf("policies %q without frame-ancestors gave %q, whose frame-ancestors %q lack the kit's %s",
+					own, w.Header().Values("Content-Security-Policy"), out, kit)
+			}
+			return
+		}
+		for _, fa := range in {
+			if !slices.Contains(out, fa) {
+				t.Errorf("policies %q lost their frame-ancestors %s: %q gives %q", own, fa, w.Header().Values("Content-Security-Policy"), out)
+			}
+		}
+		if slices.Contains(out, kit) && !slices.Contains(in, kit) {
+			t.Errorf("policies %q with frame-ancestors %q got the kit's %s: %q", own, in, kit, w.Header().Values("Content-Security-Policy"))
+		}
+	})
+}
+
+// browserFrameAncestors returns the sources, joined by a space, of each
+// frame-ancestors directive a browser enforces in values (the first of a
+// policy), as FuzzOwnPolicyFrameAncestors describes the reading.
+func browserFrameAncestors(values []string) []string {
+	const space = " \t\n\f\r"
+	var list []string
+	for _, v := range values {
+		for _, policy := range strings.Split(v, ",") {
+			for _, d := range strings.Split(policy, ";") {
+				d = strings.Trim(d, space)
+				name, sources := d, ""
+				if i := strings.IndexAny(d, space); i >= 0 {
+					name, sources = d[:i], d[i:]
+				}
+				if len(name) == len("frame-ancestors") && strings.ToLower(name) == "frame-ancestors" && isASCII(name) {
+					list = append(list, strings.Join(strings.FieldsFunc(sources, func(r rune) bool { return strings.ContainsRune(space, r) }), " "))
+					break
+				}
+			}
+		}
+	}
+	return list
+}
+
+func isASCII(s string) bool {
+	for i := range len(s) {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }

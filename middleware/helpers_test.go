@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -31,6 +32,10 @@ type fakePlatform struct {
 	attempts    int // revoke calls, failed or not
 	minted      []string
 	ctxs        []context.Context // of every call, in order
+	// revokeCtxErrs is ctx.Err() of each RevokeSession call as it began
+	// (a context recorded in ctxs may be cancelled later, when its call
+	// is over).
+	revokeCtxErrs []error
 }
 
 func (p *fakePlatform) GenerateSession(ctx context.Context, req *embedkit.GenerateSessionRequest) (*embedkit.Session, error) {
@@ -54,6 +59,7 @@ func (p *fakePlatform) RevokeSession(ctx context.Context, id string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.ctxs = append(p.ctxs, ctx)
+	p.revokeCtxErrs = append(p.revokeCtxErrs, ctx.Err())
 	p.attempts++
 	if p.revokeErr != nil {
 		return p.revokeErr
@@ -72,6 +78,14 @@ func (p *fakePlatform) revokedIDs() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]string(nil), p.revoked...)
+}
+
+// revokeContextErrs returns ctx.Err() of each RevokeSession call as it
+// began, in order.
+func (p *fakePlatform) revokeContextErrs() []error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.revokeCtxErrs)
 }
 
 func (p *fakePlatform) revokeAttempts() int {

@@ -207,6 +207,12 @@ func TestRevokeSubject(t *testing.T) {
 	}
 }
 
+// TestRevokeSurvivesCancelledRequest: a logout whose request context is
+// already cancelled (the browser went away) still revokes every id, each
+// call under a context that is not cancelled (context.WithoutCancel). The
+// fake platform ignores its context, so the test checks the context each
+// revoke call saw as it began, not only what was revoked: a revoke under
+// the request's cancellation fails against the real platform.
 func TestRevokeSurvivesCancelledRequest(t *testing.T) {
 	tk := newTestKit(t, nil)
 	ids := mintFor(t, tk, "ana", 2)
@@ -215,6 +221,15 @@ func TestRevokeSurvivesCancelledRequest(t *testing.T) {
 	r := request(http.MethodPost, "/logout", "ana").WithContext(ctx)
 	if err := tk.RevokeRequest(nil, r); err != nil {
 		t.Fatal(err)
+	}
+	errs := tk.platform.revokeContextErrs()
+	if len(errs) != len(ids) {
+		t.Errorf("%d revoke calls reached the platform for %d ids with a cancelled request context", len(errs), len(ids))
+	}
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("revoke call %d ran under a cancelled context: %v", i, err)
+		}
 	}
 	if got := len(tk.platform.revokedIDs()); got != len(ids) {
 		t.Errorf("revoked %d of %d with a cancelled request context", got, len(ids))

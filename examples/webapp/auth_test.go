@@ -8,15 +8,22 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"html"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -841,6 +848,131 @@ func TestNewAuthRejectsConfig(t *testing.T) {
 			}
 		})
 	}
+}
+
+// oidcRelaxers are go-oidc's switches that turn a check of ID token
+// verification off (checklist 3).
+var oidcRelaxers = []string{"SkipClientIDCheck", "SkipExpiryCheck", "SkipIssuerCheck", "InsecureSkipSignatureCheck", "InsecureIssuerURLContext"}
+
+// TestNoRelaxedTokenVerification (checklist 3): no configuration can turn
+// on go-oidc's Skip* and Insecure* switches, because no code sets them.
+// It reads every non-test Go file of each package of the module that
+// imports go-oidc (this one builds the login verifier; adapters/oidcclaims
+// checks back-channel logout tokens with it) and fails, naming file and
+// line, on any use of a switch's name: a field in an oidc.Config literal
+// or assignment, or a call. It also runs the same scan on a module of its
+// own that sets one, so the scan is known to find one.
+func TestNoRelaxedTokenVerification(t *testing.T) {
+	t.Run("this module", func(t *testing.T) {
+		root := filepath.Join("..", "..")
+		if b, err := os.ReadFile(filepath.Join(root, "go.mod")); err != nil || !strings.HasPrefix(string(b), "module github.com/embedkit/embedkit\n") {
+			t.Fatalf("%s is not the module's root (go.mod: %v)", root, err)
+		}
+		scanned, uses := findOIDCRelaxers(t, root)
+		for _, u := range uses {
+			t.Errorf("%s: go-oidc's verification must not be relaxed (checklist 3)", u)
+		}
+		for _, pkg := range []string{"examples/webapp", "adapters/oidcclaims"} {
+			if !slices.Contains(scanned, pkg) {
+				t.Errorf("%s was not scanned (scanned %q): the scan no longer finds the packages that use go-oidc", pkg, scanned)
+			}
+		}
+	})
+	t.Run("a module that sets one", func(t *testing.T) {
+		root := t.TempDir()
+		files := map[string]string{
+			"go.mod": "module example.com/relaxed\n",
+			"auth/verify.go": "package auth\n\nimport \"github.com/coreos/go-oidc/v3/oidc\"\n\n" +
+				"func verifier(ks oidc.KeySet) *oidc.IDTokenVerifier {\n" +
+				"\treturn oidc.NewVerifier(\"https://idp.example\", ks, &oidc.Config{ClientID: \"app\", SkipExpiryCheck: true})\n}\n",
+			// A file of the same package without the import: an alias
+			// of oidc.Config can carry a switch there.
+			"auth/alias.go":       "package auth\n\nfunc relax(c *config) { c.InsecureSkipSignatureCheck = true }\n",
+			"auth/verify_test.go": "package auth\n\nvar _ = oidc.Config{SkipIssuerCheck: true}\n",
+			"other/other.go":      "package other\n\n// SkipExpiryCheck in a comment, and in a package without go-oidc:\nvar SkipClientIDCheck = true\n",
+		}
+		for name, text := range files {
+			path := filepath.Join(root, filepath.FromSlash(name))
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		scanned, uses := findOIDCRelaxers(t, root)
+		want := []string{
+			"auth/alias.go:3:27: InsecureSkipSignatureCheck",
+			"auth/verify.go:6:83: SkipExpiryCheck",
+		}
+		if !slices.Equal(scanned, []string{"auth"}) || !slices.Equal(uses, want) {
+			t.Errorf("scanned %q, found\n%q\nwant\n%q", scanned, uses, want)
+		}
+	})
+}
+
+// findOIDCRelaxers returns the packages under root (as slash paths from
+// root) whose non-test files import go-oidc, and every use of a name in
+// oidcRelaxers in their non-test files, as "file:line:column: name" with
+// file a slash path from root.
+func findOIDCRelaxers(t *testing.T, root string) (scanned, uses []string) {
+	t.Helper()
+	fset := token.NewFileSet()
+	byDir := map[string][]*ast.File{}
+	importers := map[string]bool{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != root && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" || name == "node_modules" || name == "vendor") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		dir := filepath.Dir(path)
+		byDir[dir] = append(byDir[dir], f)
+		for _, imp := range f.Imports {
+			if p, _ := strconv.Unquote(imp.Path.Value); strings.HasPrefix(p, "github.com/coreos/go-oidc") {
+				importers[dir] = true
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for dir := range importers {
+		rel, err := filepath.Rel(root, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		scanned = append(scanned, filepath.ToSlash(rel))
+		for _, f := range byDir[dir] {
+			ast.Inspect(f, func(n ast.Node) bool {
+				if id, ok := n.(*ast.Ident); ok && slices.Contains(oidcRelaxers, id.Name) {
+					pos := fset.Position(id.Pos())
+					file, err := filepath.Rel(root, pos.Filename)
+					if err != nil {
+						file = pos.Filename
+					}
+					uses = append(uses, fmt.Sprintf("%s:%d:%d: %s", filepath.ToSlash(file), pos.Line, pos.Column, id.Name))
+				}
+				return true
+			})
+		}
+	}
+	slices.Sort(scanned)
+	slices.Sort(uses)
+	return scanned, uses
 }
 
 // fakeIdP is a minimal provider whose ID tokens each test crafts, signed
