@@ -141,7 +141,7 @@ func (k *Kit) pageStart(r *http.Request, t Target) (v *Viewer, src string, decid
 // ArrivalParam is the query parameter FrameURL adds to the frame
 // endpoint's URL it returns for a page reached from another site: the
 // frame endpoint then takes the mint from the viewer's bucket for such
-// arrivals (arrivalBurst, arrivalInterval) rather than from
+// arrivals (10 loads, then one more every 2 minutes) rather than from
 // Config.MintLimit's. It can only make a load's limit stricter, so the
 // browser may send it.
 const ArrivalParam = "arrival"
@@ -427,7 +427,11 @@ func (k *Kit) storeFor(w http.ResponseWriter, r *http.Request) SessionStore {
 // frame). A load from a page of another origin, another site or a sibling
 // origin of the same site, is refused with 403 unless the origin is in
 // Config.Origins.Trusted, so no other page can mint sessions for a
-// signed-in viewer (see frameSourceAllowed).
+// signed-in viewer: a load is let through when its Sec-Fetch-Site is
+// same-origin or none (an address typed or bookmarked), and, from a
+// browser that sends no fetch metadata, when its Origin (else Referer) is
+// the host's own, a trusted one or absent (refused instead with
+// Config.Origins.RequireFetchMetadata).
 // A viewer who is not logged in is answered 401, or, for a top-level
 // navigation, sent to Config.Paths.Login when one is set. Every answer
 // carries Cache-Control: no-store and Referrer-Policy: no-referrer;
