@@ -76,9 +76,9 @@ func New(client redis.UniversalClient, opts ...Option) *Store {
 }
 
 // digest returns the name under which s appears in Redis key names: the
-// unpadded base64url SHA-256 of s. Host session keys are secrets of the
-// host and subjects are personal data, so neither is written in clear
-// where a key listing would show it.
+// unpadded base64url SHA-256 of s. A host session key names one login and
+// belongs in that login's session only, and subjects are personal data,
+// so neither is written in clear where a key listing would show it.
 func digest(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return base64.RawURLEncoding.EncodeToString(sum[:])
