@@ -116,7 +116,9 @@
 // Save revokes its embed sessions and records it in EndedLogins before it
 // replaces the session. Without a Revoker (an Identity no Kit was built
 // with) the login handler does both (Kit.RevokeRequest, then
-// Identity.End) before Save.
+// Identity.End) before Save. When a store does not answer, Save fails and
+// the browser keeps the earlier login's cookie, but the Kit still revokes
+// its embeds once the store answers (see Identity.Save).
 //
 // Clear expires the cookie before it writes to the list, so logout ends
 // the session in the browser even while the list is down. A record it

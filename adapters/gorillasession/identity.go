@@ -190,9 +190,30 @@ func (id *Identity) session(r *http.Request) (*sessions.Session, error) {
 // signing in again) and Revoker is set, Save first ends that login as
 // logout would: its embed sessions are revoked (Revoker.RevokeRequest)
 // and it is recorded in EndedLogins (End), so a copy of its cookie signs
-// nobody in. When either fails, Save returns the error and the session
-// keeps the earlier login. Without Revoker the login handler must do both
-// itself before Save.
+// nobody in. Without Revoker the login handler must do both itself before
+// Save.
+//
+// When either fails, Save returns the error and writes no cookie: the
+// browser keeps the earlier login's cookie. What became of that login
+// depends on what failed, and errs on the side of ending it, since a
+// different person may be signing in on this browser:
+//
+//   - The revoke could not be made: the Kit's SessionStore did not
+//     answer, or EndedLogins did not, so the login could not be checked
+//     (which says the store is likely down too). The error wraps
+//     middleware.ErrStore (Kit.ServeError answers 503 with Retry-After).
+//     The earlier login is not ended, and signs in again once the stores
+//     answer; but the Kit keeps the revoke in memory and makes it then
+//     (Kit.RevokeRequest, from Kit.Run), so the earlier login's embed
+//     sessions end all the same and its frames mint again. The kept
+//     revoke is lost if the process ends first, and a RequestScoped store
+//     (Identity.SessionStore, ids in this cookie) keeps nothing.
+//   - The revoke was made, but the ended login could not be written to
+//     EndedLogins. The error wraps ErrNotRecorded. With Keeper (the Kit)
+//     the ended login is kept and written once the list answers, so the
+//     earlier login's cookie signs nobody in (on this instance at once,
+//     on every instance then), and a new sign-in succeeds once the list
+//     answers.
 //
 // Save writes the Set-Cookie header, so it must run before the response
 // header is written. When the cookie would exceed MaxCookieBytes it returns
