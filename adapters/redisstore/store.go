@@ -216,7 +216,8 @@ func runScripts(ctx context.Context, c redis.UniversalClient, calls []scriptCall
 // passed. Take of a missing key returns no records and a nil error.
 //
 // It reads the records, then deletes those it read and returns the ones
-// it deleted (takeOwnedScript): two calls, each under its own bound, so
+// it deleted (in one script, which deletes only the records it names):
+// two calls, each under its own bound, so
 // that no answer lost to a node that hangs can lose a record. A read
 // given up on changed nothing, and a later Take finds every record. A
 // delete given up on may still run when the node resumes, so Take then
