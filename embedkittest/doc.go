@@ -6,7 +6,8 @@
 // # The short path
 //
 // A host app's test, with the app's own Identity, store and targets
-// (myapp here); the package Example runs the same steps:
+// (myapp here); the package Example (example_test.go) runs the same
+// steps:
 //
 //	func TestLogoutRevokesEmbeds(t *testing.T) {
 //		p := embedkittest.NewPlatform(t) // emulator, fresh API key, client; closed when t ends
@@ -30,8 +31,9 @@
 // sign in as a browser does: serve the app on an httptest.Server and use
 // an http.Client with a cookie jar (net/http/cookiejar), which keeps the
 // app's cookie from its login route to the page and to logout; the
-// Example_cookieJar example does this, and checks each response with
-// CheckResponse:
+// Example_cookieJar example (in this package's example_test.go, shown by
+// go doc -http and pkg.go.dev, not by plain go doc) does this, and checks
+// each response with CheckResponse:
 //
 //	srv := httptest.NewServer(app)
 //	defer srv.Close()

@@ -36,14 +36,14 @@ func Example() {
 		t.Fatal(err)
 	}
 	// The app's page, as the README's ten lines write it.
-	page := template.Must(template.New("sales").Parse(`<iframe src="{{.}}" data-embedkit data-embedkit-target="sales"></iframe>`))
+	page := template.Must(template.New("sales").Parse(`<iframe src="{{.Frame.URL}}" data-embedkit data-embedkit-target="sales"></iframe>`))
 	salesPage := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		src, err := kit.FrameURL(w, r, sales)
+		frame, err := kit.PageFrame(w, r, sales)
 		if err != nil {
 			kit.ServeError(w, r, err)
 			return
 		}
-		_ = page.Execute(w, src)
+		_ = page.Execute(w, map[string]any{"Frame": frame})
 	})
 
 	load := embedkittest.NewRecorder(t, p, embedkittest.AllowIframeSrc())

@@ -49,7 +49,8 @@ func AllowSessionAnswer() CheckOption {
 // AllowIframeSrc permits a session id in the session (or sessionId)
 // query parameter of the src attribute of an <iframe> element whose URL
 // is the Platform's: a server-rendered page that puts the URL of
-// middleware.Kit.FrameURL into an iframe directly.
+// middleware.Kit.PageFrame ({{.Frame.URL}}) or Kit.FrameURL into an
+// iframe directly.
 func AllowIframeSrc() CheckOption {
 	return func(a *allowances) { a.iframeSrc = true }
 }

@@ -456,7 +456,11 @@ func (k *Kit) storeFor(w http.ResponseWriter, r *http.Request) SessionStore {
 // frame). A load from a page of another origin, another site or a sibling
 // origin of the same site, is refused with 403 unless the origin is in
 // Config.Origins.Trusted, so no other page can mint sessions for a
-// signed-in viewer (see frameSourceAllowed).
+// signed-in viewer: a load is let through when its Sec-Fetch-Site is
+// same-origin or none (an address typed or bookmarked), and, from a
+// browser that sends no fetch metadata, when its Origin (else Referer) is
+// the host's own, a trusted one or absent (refused instead with
+// Config.Origins.RequireFetchMetadata).
 // A viewer who is not logged in is answered 401, or, for a top-level
 // navigation, sent to Config.Paths.Login when one is set. Every answer
 // carries Cache-Control: no-store and Referrer-Policy: no-referrer;

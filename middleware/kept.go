@@ -53,7 +53,7 @@ type keptLogouts struct {
 // KeepEndedLogin keeps the ended login with key until list answers, and
 // wakes Run. A key kept already is kept until the later until. It
 // reports false, keeping nothing, for an empty key, a nil list, an until
-// already past, or when maxKept logins are kept.
+// already past, or when 100,000 logins are kept already.
 func (k *Kit) KeepEndedLogin(list EndedLogins, key string, until time.Time) bool {
 	if list == nil || key == "" || !until.After(k.cfg.Now()) {
 		return false

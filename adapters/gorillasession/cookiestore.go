@@ -71,6 +71,17 @@ func UseCompactSerializer(cs *sessions.CookieStore) {
 // new entry and, once the old cookies have expired (DefaultMaxAge), removing
 // the last one. Generate a key with `openssl rand -base64 32`.
 //
+// Give every entry a block key: with a hash key alone the cookie is signed
+// but not encrypted, so whoever holds it (the browser, a proxy or a log
+// that records cookies) reads the viewer in it, the login's session key
+// included, and any minted ids Identity.SessionStore keeps there. A block
+// key of 32 bytes (AES-256) encrypts it:
+//
+//	SESSION_KEYS=$(openssl rand -base64 32):$(openssl rand -base64 32)
+//
+// Moving to encryption is a rotation: prepend the new hash:block entry
+// and keep the old one until its cookies have expired.
+//
 // Errors name the entry by position and never hold key material.
 func KeysFromEnv(value string) ([][]byte, error) {
 	value = strings.TrimSpace(value)

@@ -6,9 +6,10 @@
 // The host's login handler stores the viewer once, after verifying the
 // login; the kit reads it on every request; logout clears it:
 //
-//	keys, err := gorillasession.KeysFromEnv(os.Getenv("SESSION_KEYS"))
+//	keys, err := gorillasession.KeysFromEnv(os.Getenv("SESSION_KEYS")) // hash:block, so the cookie is encrypted
 //	store := gorillasession.SecureCookieStore(keys...)
-//	id := gorillasession.New(store, "host-session")
+//	id := gorillasession.New(store, "__Host-session") // "session" for development over http, where browsers refuse __Host-
+//	id.EndedLogins = gorillasession.NewMemoryEndedLogins(gorillasession.DefaultMaxAge * time.Second) // logout sticks; redisstore.NewEndedLogins for several instances
 //
 //	err = id.Save(w, r, viewer) // in the login callback
 //	v, err := id.Viewer(r)      // the kit, on each request
@@ -28,6 +29,18 @@
 // sessions.NewCookieStore defaults to SameSite=None without HttpOnly.
 // KeysFromEnv reads rotating keys, newest first, from one value such as a
 // SESSION_KEYS variable.
+//
+// A hash key alone signs the cookie but does not encrypt it: whoever holds
+// the cookie reads the viewer in it (subject, email, name, groups,
+// attributes, the login's session key) and any minted ids kept there.
+// Give each entry a block key as well (hash:block, see KeysFromEnv) and
+// the cookie is encrypted too; we recommend it.
+//
+// A name starting with __Host- makes a browser keep the cookie only when
+// this very host set it over https with Path=/ and no Domain, which
+// SecureCookieStore's options meet: a sibling subdomain cannot plant a
+// session. Browsers refuse the prefix over plain http, so development
+// over http uses the plain name.
 //
 // Browsers never send a Secure cookie back over plain http, so an app
 // reached at http://127.0.0.1 answers every sign-in with a cookie that
@@ -69,6 +82,9 @@
 // logout; revoking the embed sessions minted for it on the platform is the
 // Kit's, Kit.Logout.)
 //
+// New leaves EndedLogins nil; the first Clear of a login on a
+// sessions.CookieStore without it logs one warning to Identity.Logger.
+//
 // Every save of the session signs the cookie anew, for another MaxAge, and
 // a host may save it for a signed-out visitor too (a flash message, a
 // language choice): a copy of the pre-logout cookie saved that way would
@@ -100,7 +116,9 @@
 // Save revokes its embed sessions and records it in EndedLogins before it
 // replaces the session. Without a Revoker (an Identity no Kit was built
 // with) the login handler does both (Kit.RevokeRequest, then
-// Identity.End) before Save.
+// Identity.End) before Save. When a store does not answer, Save fails and
+// the browser keeps the earlier login's cookie, but the Kit still revokes
+// its embeds once the store answers (see Identity.Save).
 //
 // Clear expires the cookie before it writes to the list, so logout ends
 // the session in the browser even while the list is down. A record it

@@ -39,7 +39,9 @@ type endedSince struct {
 // NewMemoryEndedLogins returns an empty list. lifetime is the longest a
 // login lives: Identity.MaxLifetime, which is the session cookie's MaxAge
 // unless set (DefaultMaxAge for SecureCookieStore). An EndLoginsOf or
-// EndLoginsOfSID is kept that long, and cookieSlack more.
+// EndLoginsOfSID is kept that long, and a second more (securecookie
+// compares whole seconds, so it accepts a cookie up to MaxAge + 1 s after
+// signing it).
 func NewMemoryEndedLogins(lifetime time.Duration) *MemoryEndedLogins {
 	if lifetime <= 0 {
 		lifetime = DefaultMaxAge * time.Second

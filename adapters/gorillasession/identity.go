@@ -58,7 +58,11 @@ type Identity struct {
 	// EndedLogins, when set, makes logout stick on the server: Clear records
 	// the session key, and Viewer refuses revoked sessions, so a copy of a
 	// pre-logout cookie no longer logs anyone in. Without it a cookie store
-	// cannot invalidate a cookie before its MaxAge.
+	// cannot invalidate a cookie before its MaxAge: the first Clear of a
+	// login on a *sessions.CookieStore (SecureCookieStore's) with
+	// EndedLogins nil logs one warning to Logger saying so. New leaves it
+	// nil; set it before the Identity serves (NewMemoryEndedLogins for one
+	// instance, redisstore.NewEndedLogins for several).
 	EndedLogins middleware.EndedLogins
 	// MaxLifetime is the absolute lifetime of a login, from Save: Viewer
 	// refuses a session whose viewer was saved longer ago, however often
@@ -100,6 +104,9 @@ type Identity struct {
 
 	// plainHTTPWarned is set once the plain-http warning is logged.
 	plainHTTPWarned atomic.Bool
+	// noEndedLoginsWarned is set once the warning of a logout that
+	// cannot stick (a cookie store without EndedLogins) is logged.
+	noEndedLoginsWarned atomic.Bool
 }
 
 var (
@@ -183,9 +190,30 @@ func (id *Identity) session(r *http.Request) (*sessions.Session, error) {
 // signing in again) and Revoker is set, Save first ends that login as
 // logout would: its embed sessions are revoked (Revoker.RevokeRequest)
 // and it is recorded in EndedLogins (End), so a copy of its cookie signs
-// nobody in. When either fails, Save returns the error and the session
-// keeps the earlier login. Without Revoker the login handler must do both
-// itself before Save.
+// nobody in. Without Revoker the login handler must do both itself before
+// Save.
+//
+// When either fails, Save returns the error and writes no cookie: the
+// browser keeps the earlier login's cookie. What became of that login
+// depends on what failed, and errs on the side of ending it, since a
+// different person may be signing in on this browser:
+//
+//   - The revoke could not be made: the Kit's SessionStore did not
+//     answer, or EndedLogins did not, so the login could not be checked
+//     (which says the store is likely down too). The error wraps
+//     middleware.ErrStore (Kit.ServeError answers 503 with Retry-After).
+//     The earlier login is not ended, and signs in again once the stores
+//     answer; but the Kit keeps the revoke in memory and makes it then
+//     (Kit.RevokeRequest, from Kit.Run), so the earlier login's embed
+//     sessions end all the same and its frames mint again. The kept
+//     revoke is lost if the process ends first, and a RequestScoped store
+//     (Identity.SessionStore, ids in this cookie) keeps nothing.
+//   - The revoke was made, but the ended login could not be written to
+//     EndedLogins. The error wraps ErrNotRecorded. With Keeper (the Kit)
+//     the ended login is kept and written once the list answers, so the
+//     earlier login's cookie signs nobody in (on this instance at once,
+//     on every instance then), and a new sign-in succeeds once the list
+//     answers.
 //
 // Save writes the Set-Cookie header, so it must run before the response
 // header is written. When the cookie would exceed MaxCookieBytes it returns
@@ -291,6 +319,10 @@ func (id *Identity) Viewer(r *http.Request) (*middleware.Viewer, error) {
 // all, Clear still sends an expired cookie of the session's name and
 // returns the store's error. Minted session ids kept in the session go
 // with it, so take them for revocation first (the kit's logout does).
+//
+// Without EndedLogins, on a *sessions.CookieStore, a copy of the cookie
+// taken before logout signs in until its MaxAge: the first such Clear of
+// a login logs one warning at Warn on Logger, naming the fix.
 func (id *Identity) Clear(w http.ResponseWriter, r *http.Request) error {
 	sess, err := id.session(r)
 	if err != nil {
@@ -314,6 +346,9 @@ func (id *Identity) Clear(w http.ResponseWriter, r *http.Request) error {
 	saveErr := saveBounded(w, r, sess)
 	if !hasViewer {
 		return saveErr
+	}
+	if id.EndedLogins == nil {
+		id.warnNoEndedLogins(r)
 	}
 	if err := id.recordBy(r.Context(), rec, until); err != nil {
 		middleware.ReportLogoutIncomplete(r.Context(), id.logger(), id.Metrics, middleware.LogoutStepLogin, err)
@@ -429,6 +464,27 @@ func (id *Identity) checkScheme(r *http.Request) {
 				"For development over plain http, set store.Options.Secure = false on the cookie store (never for a deployment reached over https); "+
 				"behind a proxy that terminates TLS, pass its X-Forwarded-Proto through proxyheaders.Identity.ForwardedOrigin (middleware.WithRequestOrigin)",
 			slog.String("session", id.name), slog.String("host", r.Host), slog.String("path", r.URL.Path))
+	}
+}
+
+// warnNoEndedLogins warns once that a logout on a cookie store without
+// EndedLogins does not stick: the cookie holds the whole session, so a
+// copy taken before logout signs in until its MaxAge. A server-side
+// store deletes the session at Clear, so it is not warned about.
+func (id *Identity) warnNoEndedLogins(r *http.Request) {
+	cs, cookie := id.store.(*sessions.CookieStore)
+	if !cookie || id.noEndedLoginsWarned.Load() {
+		return
+	}
+	maxAge := DefaultMaxAge
+	if cs.Options != nil && cs.Options.MaxAge > 0 {
+		maxAge = cs.Options.MaxAge
+	}
+	if id.noEndedLoginsWarned.CompareAndSwap(false, true) {
+		id.logger().LogAttrs(r.Context(), slog.LevelWarn,
+			"gorillasession: logout expired the session cookie, but Identity.EndedLogins is nil, so a copy of the cookie taken before logout signs in until it expires (its MaxAge). "+
+				"Set Identity.EndedLogins: gorillasession.NewMemoryEndedLogins for one instance, redisstore.NewEndedLogins for several",
+			slog.String("session", id.name), slog.Int("max_age_seconds", maxAge))
 	}
 }
 

@@ -24,14 +24,15 @@ import (
 
 var errDown = errors.New("connection refused")
 
-// switchList is a list of ended logins that can be taken down.
+// switchList is a list of ended logins that can be taken down, or made
+// to refuse writes alone (writesDown).
 type switchList struct {
-	down atomic.Bool
+	down, writesDown atomic.Bool
 	middleware.EndedLogins
 }
 
 func (l *switchList) EndLogin(ctx context.Context, key string, until time.Time) error {
-	if l.down.Load() {
+	if l.down.Load() || l.writesDown.Load() {
 		return errDown
 	}
 	return l.EndedLogins.EndLogin(ctx, key, until)

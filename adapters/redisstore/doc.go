@@ -41,7 +41,11 @@
 //     after a restart.
 //
 // digest is the unpadded base64url SHA-256, so a key listing shows neither
-// host session keys, which are secrets of the host, nor subjects. Every
+// host session keys nor subjects (personal data). A host session key names
+// one login and belongs in that login's session only: the host keeps it
+// out of pages, logs and other stores (a gorillasession cookie that is
+// signed but not encrypted shows it to whoever holds the cookie; see
+// gorillasession.KeysFromEnv for a block key). Every
 // key expires when its last record does, so Redis drops everything the
 // store wrote once nothing it minted can still be alive; nothing needs
 // cleaning by hand. ExpiresAt is kept to the millisecond.

@@ -11,9 +11,12 @@ const (
 	// DefaultPrefix starts the name of every Redis key the store writes,
 	// unless WithPrefix says otherwise.
 	DefaultPrefix = "embedkit:"
-	// DefaultMaxPerKey is the number of records kept per host session key
-	// unless WithMaxPerKey says otherwise (see storeopt.DefaultMaxPerKey
-	// for why this many).
+	// DefaultMaxPerKey, 1,024, is the number of records kept per host
+	// session key unless WithMaxPerKey says otherwise.
+	// A record lives as long as what was minted from it can (about a
+	// day), so this is how many embeds one sign-in may open in a day
+	// before its oldest is revoked early: far beyond what a person
+	// opens, it bounds what a scripted client makes the store hold.
 	DefaultMaxPerKey = storeopt.DefaultMaxPerKey
 	// DefaultTimeout bounds each call of a Store or EndedLogins method
 	// unless WithTimeout says otherwise: a healthy Redis answers in

@@ -76,9 +76,9 @@ func New(client redis.UniversalClient, opts ...Option) *Store {
 }
 
 // digest returns the name under which s appears in Redis key names: the
-// unpadded base64url SHA-256 of s. Host session keys are secrets of the
-// host and subjects are personal data, so neither is written in clear
-// where a key listing would show it.
+// unpadded base64url SHA-256 of s. A host session key names one login and
+// belongs in that login's session only, and subjects are personal data,
+// so neither is written in clear where a key listing would show it.
 func digest(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return base64.RawURLEncoding.EncodeToString(sum[:])
@@ -216,7 +216,8 @@ func runScripts(ctx context.Context, c redis.UniversalClient, calls []scriptCall
 // passed. Take of a missing key returns no records and a nil error.
 //
 // It reads the records, then deletes those it read and returns the ones
-// it deleted (takeOwnedScript): two calls, each under its own bound, so
+// it deleted (in one script, which deletes only the records it names):
+// two calls, each under its own bound, so
 // that no answer lost to a node that hangs can lose a record. A read
 // given up on changed nothing, and a later Take finds every record. A
 // delete given up on may still run when the node resumes, so Take then
