@@ -323,7 +323,7 @@ func ExampleSecurityHeaders_pagePolicy() {
 		fmt.Println(path, w.Header().Get("Content-Security-Policy"))
 	}
 	// Output:
-	// /sales default-src 'self'; script-src 'self' 'unsafe-inline'; frame-src 'self' https://acme.example.com
+	// /sales default-src 'self'; script-src 'self' 'unsafe-inline'; frame-src 'self' https://acme.example.com; frame-ancestors 'self'
 	// level=WARN msg="middleware: SecurityHeaders: this page has inline style (a style attribute), which the kit's Content-Security-Policy blocks in browsers; give the app's own policy as HeaderOptions.BaseCSP (the kit adds its frame-src to it), or move the code to files; logged once" path=/about
 	// /about default-src 'self'; frame-src 'self' https://acme.example.com; frame-ancestors 'self'
 	// /about default-src 'self'; frame-src 'self' https://acme.example.com; frame-ancestors 'self'
