@@ -166,6 +166,20 @@ func (h *host) client(t *testing.T) *http.Client {
 	return c
 }
 
+// signedInWithAFrame returns a browser signed in as sub that has loaded
+// one frame (one minted session for its login).
+func (h *host) signedInWithAFrame(t *testing.T, sub string) *http.Client {
+	t.Helper()
+	c := h.client(t)
+	if resp := h.do(t, c, http.MethodPost, "/login?sub="+sub); resp.StatusCode != http.StatusOK {
+		t.Fatalf("login: %d", resp.StatusCode)
+	}
+	if resp := h.do(t, c, http.MethodGet, middleware.DefaultFramePrefix+"sales"); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("frame: %d", resp.StatusCode)
+	}
+	return c
+}
+
 // do sends one request and returns the response, its body read.
 func (h *host) do(t *testing.T, c *http.Client, method, path string) *http.Response {
 	t.Helper()
@@ -219,13 +233,7 @@ func TestLogoutWhileListDown(t *testing.T) {
 			id, store := newIdentity(t)
 			h := newHost(t, id, store, gorillasession.NewMemoryEndedLogins(0))
 			id.Keeper = h.kit
-			ana := h.client(t)
-			if resp := h.do(t, ana, http.MethodPost, "/login?sub=ana"); resp.StatusCode != http.StatusOK {
-				t.Fatalf("login: %d", resp.StatusCode)
-			}
-			if resp := h.do(t, ana, http.MethodGet, middleware.DefaultFramePrefix+"sales"); resp.StatusCode != http.StatusSeeOther {
-				t.Fatalf("frame: %d", resp.StatusCode)
-			}
+			ana := h.signedInWithAFrame(t, "ana")
 			before := h.sessionCookie(t, ana)
 			if before == nil {
 				t.Fatal("no session cookie after login")

@@ -36,13 +36,7 @@ func TestSignInOverLoginWhileStoresDown(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			id, store := newIdentity(t)
 			h := newHost(t, id, store, gorillasession.NewMemoryEndedLogins(0))
-			ana := h.client(t)
-			if resp := h.do(t, ana, http.MethodPost, "/login?sub=ana"); resp.StatusCode != http.StatusOK {
-				t.Fatalf("login: %d", resp.StatusCode)
-			}
-			if resp := h.do(t, ana, http.MethodGet, middleware.DefaultFramePrefix+"sales"); resp.StatusCode != http.StatusSeeOther {
-				t.Fatalf("frame: %d", resp.StatusCode)
-			}
+			ana := h.signedInWithAFrame(t, "ana")
 			before := h.sessionCookie(t, ana)
 
 			h.list.down.Store(tt.list)
