@@ -35,8 +35,8 @@ type ValidationError struct {
 // line) of hundreds of kilobytes. Problems keeps them all.
 const maxListedProblems = 20
 
-// Error lists the operation and each problem, the first
-// maxListedProblems of them followed by how many more there are.
+// Error lists the operation and each problem, the first 20 of them
+// followed by how many more there are (Problems holds them all).
 func (e *ValidationError) Error() string {
 	var b strings.Builder
 	b.WriteString("embedkit: invalid ")

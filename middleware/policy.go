@@ -155,8 +155,9 @@ type TenantOptions struct {
 // platform (Policy.Profile).
 type ProfileOptions struct {
 	// OmitEmail leaves the viewer's email out of the request. An email
-	// the platform would refuse (embedkit.IsEmailAddress) is always left
-	// out, and the viewer minted without it.
+	// that is not an address (embedkit.IsEmailAddress) is always left out,
+	// and the viewer minted without it: the platform states no format for
+	// it, but attaches it to the user as their address.
 	OmitEmail bool
 	// OmitNameAndPicture leaves the viewer's display name and picture
 	// out. A picture the platform would refuse (embedkit.IsPictureURL: an

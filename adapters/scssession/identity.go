@@ -146,8 +146,11 @@ func (id *Identity) stored(ctx context.Context) (storedViewer, *middleware.Viewe
 // the cookie when the handler returns, or at its first Write. When the
 // earlier login's embeds cannot be revoked (the Kit's store is down), or
 // the store cannot delete the old token, Save returns that error and the
-// session keeps the earlier login; without a Revoker it returns
-// ErrNoRevoker.
+// session keeps the earlier login. A revoke the Kit could not make for
+// want of its store is kept and made once the store answers
+// (Kit.RevokeSessionKey), so the earlier login's embed sessions end all
+// the same and its frames mint again: a different person may be signing
+// in on this browser. Without a Revoker Save returns ErrNoRevoker.
 func (id *Identity) Save(w http.ResponseWriter, r *http.Request, v *middleware.Viewer) error {
 	if v == nil || v.Subject == "" {
 		return errors.New("scssession: Save: viewer without Subject")
