@@ -43,7 +43,10 @@ const NoMaxLifetime time.Duration = -1
 // End when the ended login could not be written to EndedLogins. Clear has
 // expired the cookie anyway, and has logged and counted the failure. With
 // Identity.Keeper the ended login is kept in the process and written once
-// the list answers (the error says so); without, it is lost.
+// the list answers (the error says so); without, it is lost. The error
+// wraps middleware.ErrStore too: it is an outage of a store, which
+// Kit.ServeError answers with 503 and Retry-After (Save returns it when
+// the login it signs in over could not be recorded as ended).
 var ErrNotRecorded = errors.New("gorillasession: the ended login could not be recorded")
 
 // Identity keeps the viewer in the host's gorilla session: the login handler
@@ -425,11 +428,20 @@ func (id *Identity) recordBy(ctx context.Context, rec storedViewer, until time.T
 	}
 	if err := id.EndedLogins.EndLogin(ctx, rec.SessionKey, until); err != nil {
 		if id.Keeper != nil && id.Keeper.KeepEndedLogin(id.EndedLogins, rec.SessionKey, until) {
-			return fmt.Errorf("%w (kept in this process by Identity.Keeper until the list answers): %w", ErrNotRecorded, err)
+			return fmt.Errorf("%w (kept in this process by Identity.Keeper until the list answers): %w", ErrNotRecorded, storeErr(err))
 		}
-		return fmt.Errorf("%w: %w", ErrNotRecorded, err)
+		return fmt.Errorf("%w: %w", ErrNotRecorded, storeErr(err))
 	}
 	return nil
+}
+
+// storeErr wraps err, a failure of the list of ended logins, in
+// middleware.ErrStore unless it is one already.
+func storeErr(err error) error {
+	if errors.Is(err, middleware.ErrStore) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", middleware.ErrStore, err)
 }
 
 // recordUntil is how long the record of the ended login rec must last:
