@@ -182,9 +182,11 @@ func frameAncestors(xfo string) string {
 }
 
 // hasDirective reports whether a policy has the directive name, read as
-// browsers read it (cspFields, ASCII case).
+// browsers read it (cspFields, ASCII case). A header value may hold
+// several policies separated by commas (no source holds a comma), so a
+// directive starts after a ';' or a ','.
 func hasDirective(policy, name string) bool {
-	for _, part := range strings.Split(policy, ";") {
+	for _, part := range strings.FieldsFunc(policy, func(r rune) bool { return r == ';' || r == ',' }) {
 		if fields := cspFields(part); len(fields) > 0 && asciiLower(fields[0]) == name {
 			return true
 		}
