@@ -475,7 +475,10 @@ func mustOrigin(s string) string {
 // when base has no frame-src, so nothing base allowed is lost), and
 // default-src 'self' and frame-ancestors 'self' added when base lacks
 // them. Directive order of base is kept; an empty base gives the kit's
-// policy alone.
+// policy alone. A base of several policies separated by commas (as one
+// header value may hold them) is composed policy by policy: frameSources
+// go into each policy that limits frames, and default-src and
+// frame-ancestors into the first when no policy has them.
 func ComposeCSP(base string, frameSources []string) string {
 	return composeCSP(base, frameSources, true)
 }
@@ -490,8 +493,39 @@ func mergeFrameSources(policy string, frameSources []string) string {
 }
 
 // composeCSP is ComposeCSP, with the kit's default-src and
-// frame-ancestors added only when kitDefaults is set.
+// frame-ancestors added only when kitDefaults is set. A base that holds
+// several policies, separated by commas as a header value may, is
+// composed policy by policy: the frame sources go into each that limits
+// frames, and the kit's defaults into the first when none has them (every
+// policy applies, so one is enough).
 func composeCSP(base string, frameSources []string, kitDefaults bool) string {
+	if !strings.Contains(base, ",") {
+		return composePolicy(base, frameSources, kitDefaults, kitDefaults)
+	}
+	var policies []string
+	for _, p := range strings.Split(base, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			policies = append(policies, p)
+		}
+	}
+	if len(policies) == 0 {
+		return composePolicy("", frameSources, kitDefaults, kitDefaults)
+	}
+	noDefault := !hasDirective(base, "default-src")
+	noAncestors := !hasDirective(base, "frame-ancestors")
+	for i, p := range policies {
+		first := kitDefaults && i == 0
+		policies[i] = composePolicy(p, frameSources, first && noDefault, first && noAncestors)
+	}
+	return strings.Join(policies, ", ")
+}
+
+// composePolicy composes one policy: frameSources added to its frame-src
+// (started from child-src or default-src), default-src 'self' added when
+// addDefault is set and it has none, frame-ancestors 'self' when
+// addAncestors is set and it has none. Without addDefault, a policy that
+// does not limit frames is returned as it is.
+func composePolicy(base string, frameSources []string, addDefault, addAncestors bool) string {
 	type directive struct {
 		name    string
 		sources []string
@@ -516,15 +550,18 @@ func composeCSP(base string, frameSources []string, kitDefaults bool) string {
 		}
 		return nil, false
 	}
-	if !kitDefaults {
+	if !addDefault {
 		_, frames := index["frame-src"]
 		_, child := index["child-src"]
 		_, def := index["default-src"]
 		if !frames && !child && !def {
-			return base // frames are not limited
+			if _, ok := index["frame-ancestors"]; ok || !addAncestors {
+				return base // frames are not limited
+			}
+			return addDirective(base, "frame-ancestors 'self'")
 		}
 	}
-	if _, ok := index["default-src"]; !ok && kitDefaults {
+	if _, ok := index["default-src"]; !ok && addDefault {
 		index["default-src"] = len(ds)
 		ds = append(ds, directive{"default-src", []string{"'self'"}})
 	}
@@ -545,7 +582,7 @@ func composeCSP(base string, frameSources []string, kitDefaults bool) string {
 		}
 	}
 	ds[index["frame-src"]].sources = frame
-	if _, ok := index["frame-ancestors"]; !ok && kitDefaults {
+	if _, ok := index["frame-ancestors"]; !ok && addAncestors {
 		ds = append(ds, directive{"frame-ancestors", []string{"'self'"}})
 	}
 	parts := make([]string, len(ds))

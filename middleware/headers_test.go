@@ -117,6 +117,9 @@ func TestSecurityHeadersKeepTheAppsPolicy(t *testing.T) {
 			h.Set("Content-Security-Policy", "img-src *")
 			h.Add("Content-Security-Policy", "default-src 'self'; frame-ancestors https://partner.example")
 		}, []string{"img-src *", "default-src 'self'; frame-ancestors https://partner.example; frame-src 'self' " + platform}, ""},
+		{"one header value of two policies (a comma)", func(h http.Header) {
+			h.Set("Content-Security-Policy", "default-src 'self', script-src 'self'")
+		}, []string{"default-src 'self'; frame-src 'self' " + platform + ", script-src 'self'; frame-ancestors 'self'"}, ""},
 		{"its own X-Frame-Options SAMEORIGIN", func(h http.Header) {
 			h.Set("Content-Security-Policy", "default-src 'self'")
 			h.Set("X-Frame-Options", "SAMEORIGIN")
@@ -457,4 +460,32 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
+}
+
+// TestComposeCSPSeveralPolicies: a base that holds several policies, as a
+// header value separated by commas may, is composed policy by policy: the
+// platform goes into the frame-src of each policy that limits frames (a
+// frame-src merged across the comma would leave the first policy blocking
+// the embed), and the kit's default-src and frame-ancestors go into the
+// first, only when no policy has them.
+func TestComposeCSPSeveralPolicies(t *testing.T) {
+	const platform = "https://acme.example.com"
+	tests := []struct{ name, base, want string }{
+		{"one policy", "script-src 'self'", "script-src 'self'; default-src 'self'; frame-src 'self' " + platform + "; frame-ancestors 'self'"},
+		{"two, none limiting frames", "script-src 'self', img-src *",
+			"script-src 'self'; default-src 'self'; frame-src 'self' " + platform + "; frame-ancestors 'self', img-src *"},
+		{"two, the second with default-src", "script-src 'self', default-src 'self'",
+			"script-src 'self'; frame-ancestors 'self', default-src 'self'; frame-src 'self' " + platform},
+		{"two limiting frames", "default-src 'self', frame-src https://video.example; frame-ancestors 'none'",
+			"default-src 'self'; frame-src 'self' " + platform + ", frame-src https://video.example " + platform + "; frame-ancestors 'none'"},
+		{"empty policies between commas", " , default-src 'self' ,",
+			"default-src 'self'; frame-src 'self' " + platform + "; frame-ancestors 'self'"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ComposeCSP(tt.base, []string{platform}); got != tt.want {
+				t.Errorf("ComposeCSP(%q)\n got %q\nwant %q", tt.base, got, tt.want)
+			}
+		})
+	}
 }
