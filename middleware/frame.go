@@ -394,14 +394,19 @@ func (k *Kit) viewer(r *http.Request) (*Viewer, error) {
 }
 
 // loginEndedSince reports whether the login of v, the viewer r was
-// minted for, has ended since it was read: the Identity no longer returns
-// it for r (ErrNoViewer, or a viewer of another login). An Identity that
+// minted for, has ended since it was read: a LoginChecker says so, or the
+// Identity no longer returns it for r (ErrNoViewer, or a viewer of
+// another login). An Identity that
 // cannot tell now (a store down) counts as live: the mint was checked
 // before it was sent. Asked after the id is recorded, it closes the race
 // with a logout whose take ran before the record landed: either the take
 // (Logout's second one, after the host's handler ended the login) finds
 // the record, or this check finds the login ended.
 func (k *Kit) loginEndedSince(r *http.Request, v *Viewer) bool {
+	if lc, ok := k.cfg.Identity.(LoginChecker); ok {
+		ended, err := lc.LoginEnded(r, v)
+		return err == nil && ended
+	}
 	now, err := k.cfg.Identity.Viewer(r)
 	switch {
 	case errors.Is(err, ErrNoViewer):

@@ -1,11 +1,9 @@
 package middleware_test
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,40 +11,9 @@ import (
 	"github.com/embedkit/embedkit/adapters/memstore"
 	"github.com/embedkit/embedkit/embedkit"
 	"github.com/embedkit/embedkit/embedkit/emulator"
+	"github.com/embedkit/embedkit/internal/raceplatform"
 	"github.com/embedkit/embedkit/middleware"
 )
-
-// racePlatform is the real client against the emulator, with hooks: a
-// mint whose answer is held after the platform made the session, and
-// revokes that take a while.
-type racePlatform struct {
-	*embedkit.Client
-	// minted, when set, is closed once the platform has made the session;
-	// the answer then waits for release.
-	minted, release chan struct{}
-	// revoking, when set, is closed at the first revoke, which then
-	// takes revokeDelay.
-	revoking    chan struct{}
-	revokeOnce  sync.Once
-	revokeDelay time.Duration
-}
-
-func (p *racePlatform) GenerateSession(ctx context.Context, req *embedkit.GenerateSessionRequest) (*embedkit.Session, error) {
-	s, err := p.Client.GenerateSession(ctx, req)
-	if p.minted != nil {
-		close(p.minted)
-		<-p.release
-	}
-	return s, err
-}
-
-func (p *racePlatform) RevokeSession(ctx context.Context, id string) error {
-	if p.revoking != nil {
-		p.revokeOnce.Do(func() { close(p.revoking) })
-		time.Sleep(p.revokeDelay)
-	}
-	return p.Client.RevokeSession(ctx, id)
-}
 
 // TestLogoutRacesAMint: a mint that races a logout never leaves a live
 // session behind. Checklist 13: logout revokes every embed session id of
@@ -73,7 +40,7 @@ func TestLogoutRacesAMint(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p := &racePlatform{Client: client}
+			p := &raceplatform.Platform{Client: client}
 			cookieStore := gorillasession.SecureCookieStore([]byte("logout race test hash key, 32 by"))
 			cookieStore.Options.Secure = false // httptest requests are plain http
 			id := gorillasession.New(cookieStore, "host-session")
@@ -134,12 +101,11 @@ func TestLogoutRacesAMint(t *testing.T) {
 			var racing *httptest.ResponseRecorder
 			switch tc {
 			case "at the platform":
-				p.minted, p.release = make(chan struct{}), make(chan struct{})
+				minted, release := p.HoldNextMint()
 				startLoad()
-				<-p.minted
-				p.minted = nil // the logout mints nothing; later mints are not held
+				<-minted
 				logout()
-				close(p.release)
+				release()
 				racing = <-load
 				if loc := racing.Header().Get("Location"); racing.Code == http.StatusSeeOther {
 					if u, err := url.Parse(loc); err == nil && u.Query().Get("session") != "" {
@@ -147,10 +113,10 @@ func TestLogoutRacesAMint(t *testing.T) {
 					}
 				}
 			case "during the revokes":
-				p.revoking, p.revokeDelay = make(chan struct{}), 300*time.Millisecond
+				revoking := p.SlowRevokes(300 * time.Millisecond)
 				done := make(chan struct{})
 				go func() { logout(); close(done) }()
-				<-p.revoking
+				<-revoking
 				startLoad()
 				racing = <-load
 				<-done

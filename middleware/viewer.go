@@ -154,6 +154,19 @@ type KitUser interface {
 	UseKit(k *Kit)
 }
 
+// LoginChecker is an Identity that can look again, for a request it has
+// already answered, whether the login it returned has ended since (a
+// logout or a sign-in over it in another request). The Kit asks after
+// recording a minted id, so that a mint racing a logout revokes its own
+// id (see Kit.Logout). An Identity without it is asked Viewer again,
+// which serves as long as Viewer reads the login's state afresh
+// (gorillasession's list of ended logins does); one that reads a copy
+// loaded when the request began (scssession) implements LoginChecker.
+// An error counts as "not ended": the mint was checked before it was sent.
+type LoginChecker interface {
+	LoginEnded(r *http.Request, v *Viewer) (bool, error)
+}
+
 // IdentityFunc adapts a function to Identity.
 type IdentityFunc func(r *http.Request) (*Viewer, error)
 

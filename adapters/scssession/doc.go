@@ -52,10 +52,10 @@
 // live session. A request of the ended login that is in flight while its
 // session is deleted, and that scs commits when it ends (the handler
 // changed a value, or the SessionManager has an IdleTimeout), writes the
-// session back: scs has no tombstone. Likewise a mint that is at the
-// platform for the whole logout keeps its session: the Kit's second look
-// at the login after recording the id (middleware.Kit.Logout) reads the
-// session scs loaded when the request began.
+// session back: scs has no tombstone. A mint that is at the platform for
+// the whole logout leaves no live session: the Kit asks LoginEnded after
+// recording the id, which reads the store (the session scs loaded when
+// the request began still holds the login), and revokes the id.
 //
 // The conformance suite identitytest.Run checks this Identity against the
 // kit's contract (middleware.Identity), with scs's memory store and with

@@ -14,6 +14,9 @@ import (
 	"github.com/embedkit/embedkit/middleware"
 )
 
+// The Kit asks the Identity afresh whether a login ended during a mint.
+var _ middleware.LoginChecker = (*Identity)(nil)
+
 // viewerValue is the key of the viewer in the scs session.
 const viewerValue = "embedkit.viewer"
 
@@ -203,6 +206,42 @@ func (id *Identity) Viewer(r *http.Request) (*middleware.Viewer, error) {
 		return nil, middleware.ErrNoViewer
 	}
 	return v, nil
+}
+
+// LoginEnded reports whether the login of v, which Viewer read from the
+// session scs loaded when r began, has ended since: its session is gone
+// from the store (a logout, or a sign-in over it, in another request).
+// It implements middleware.LoginChecker: the Kit asks it after recording
+// a minted id, so that a mint racing a logout revokes its own id; Viewer
+// alone would answer from the copy loaded before the logout. A session
+// this request changed or has not saved yet is this request's own, and
+// counts as live. It costs one read of the store.
+func (id *Identity) LoginEnded(r *http.Request, v *middleware.Viewer) (bool, error) {
+	ctx := r.Context()
+	if err := id.loaded(ctx); err != nil {
+		return false, err
+	}
+	switch id.sm.Status(ctx) {
+	case scs.Destroyed:
+		return true, nil
+	case scs.Modified:
+		return false, nil
+	}
+	token := id.sm.Token(ctx)
+	if token == "" {
+		return false, nil
+	}
+	var found bool
+	var err error
+	if cs, ok := id.sm.Store.(scs.CtxStore); ok {
+		_, found, err = cs.FindCtx(ctx, token)
+	} else {
+		_, found, err = id.sm.Store.Find(token)
+	}
+	if err != nil {
+		return false, fmt.Errorf("scssession: LoginEnded: reading the session from the store: %w", err)
+	}
+	return !found, nil
 }
 
 // Clear ends the request's login: it destroys the scs session (deleted

@@ -33,7 +33,7 @@ type app struct {
 
 var sales = middleware.Target{Kind: middleware.KindDashboard, PublicID: "sales-overview"}
 
-func newApp(t *testing.T, store scs.Store, mount func(sm *scs.SessionManager, mux *http.ServeMux) http.Handler) *app {
+func newApp(t *testing.T, store scs.Store, mount func(sm *scs.SessionManager, mux *http.ServeMux) http.Handler, opts ...func(*middleware.Config)) *app {
 	t.Helper()
 	p := embedkittest.NewPlatform(t)
 	sm := newManager(store)
@@ -42,6 +42,9 @@ func newApp(t *testing.T, store scs.Store, mount func(sm *scs.SessionManager, mu
 	cfg.Identity = id
 	cfg.Store = storememstore.New()
 	cfg.Targets = map[string]middleware.Target{"sales": sales}
+	for _, o := range opts {
+		o(&cfg)
+	}
 	kit, err := middleware.New(cfg)
 	if err != nil {
 		t.Fatal(err)
