@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/embedkit/embedkit/adapters/memstore"
 	"github.com/embedkit/embedkit/embedkit"
@@ -462,4 +463,54 @@ func ExampleKit_RevokeProviderSession() {
 	err := kit.RevokeProviderSession(context.Background(), "08a5019c")
 	fmt.Println(err)
 	// Output: <nil>
+}
+
+// serverSessions is an Identity on server-side sessions whose Viewer, like
+// scs's, would answer from a copy of the session loaded when the request
+// began; LoginEnded looks at the sessions themselves.
+type serverSessions struct {
+	mu   sync.Mutex
+	live map[string]string // session cookie -> subject
+}
+
+func (s *serverSessions) Viewer(r *http.Request) (*middleware.Viewer, error) {
+	c, err := r.Cookie("sid")
+	if err != nil {
+		return nil, middleware.ErrNoViewer
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sub, ok := s.live[c.Value]
+	if !ok {
+		return nil, middleware.ErrNoViewer
+	}
+	return &middleware.Viewer{Subject: sub, SessionKey: c.Value}, nil
+}
+
+// LoginEnded reports whether v's session is gone (a logout in another
+// request).
+func (s *serverSessions) LoginEnded(r *http.Request, v *middleware.Viewer) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.live[v.SessionKey]
+	return !ok, nil
+}
+
+// An Identity whose Viewer cannot see a logout made while its request ran
+// implements LoginChecker: the Kit asks it after recording a minted id,
+// and revokes the id of a login that ended meanwhile.
+func ExampleLoginChecker() {
+	sessions := &serverSessions{live: map[string]string{"s-1": "ana"}}
+	var _ middleware.LoginChecker = sessions
+	r := httptest.NewRequest(http.MethodGet, "/embed/frame/sales", nil)
+	r.AddCookie(&http.Cookie{Name: "sid", Value: "s-1"})
+	v, _ := sessions.Viewer(r)
+	ended, _ := sessions.LoginEnded(r, v)
+	fmt.Println("ended before the logout:", ended)
+	delete(sessions.live, "s-1") // a logout in another request
+	ended, _ = sessions.LoginEnded(r, v)
+	fmt.Println("ended after it:", ended)
+	// Output:
+	// ended before the logout: false
+	// ended after it: true
 }
