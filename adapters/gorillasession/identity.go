@@ -193,8 +193,10 @@ func (id *Identity) session(r *http.Request) (*sessions.Session, error) {
 // signing in again) and Revoker is set, Save first ends that login as
 // logout would: its embed sessions are revoked (Revoker.RevokeRequest)
 // and it is recorded in EndedLogins (End), so a copy of its cookie signs
-// nobody in. Without Revoker the login handler must do both itself before
-// Save.
+// nobody in. Then, with a Revoker that also revokes by session key (the
+// Kit), it takes that login's ids once more, for a mint of it that was at
+// the platform during the first take. Without Revoker the login handler
+// must do both itself before Save.
 //
 // When either fails, Save returns the error and writes no cookie: the
 // browser keeps the earlier login's cookie. What became of that login
@@ -389,7 +391,8 @@ func (id *Identity) endEarlier(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if _, ok := storedViewerOf(sess); !ok {
+	rec, ok := storedViewerOf(sess)
+	if !ok {
 		return nil
 	}
 	// A login that has already ended or expired is not the Kit's viewer
@@ -397,7 +400,28 @@ func (id *Identity) endEarlier(w http.ResponseWriter, r *http.Request) error {
 	if err := id.Revoker.RevokeRequest(w, r); err != nil && !errors.Is(err, middleware.ErrNoViewer) {
 		return fmt.Errorf("gorillasession: Save: revoking the embed sessions of the login signed in over: %w", err)
 	}
-	return id.End(r)
+	if err := id.End(r); err != nil {
+		return err
+	}
+	// A mint of that login that was at the platform during the revoke's
+	// take may have recorded its id since; now that the login has ended
+	// (a later mint finds it ended and revokes its own id), one more take
+	// finds the rest, as Kit.Logout's second take does.
+	if sk, ok := id.Revoker.(sessionKeyRevoker); ok && rec.SessionKey != "" {
+		if err := sk.RevokeSessionKey(r.Context(), rec.SessionKey); err != nil {
+			// The new login goes ahead; a Kit keeps a take its store
+			// did not answer and makes it once it does.
+			middleware.ReportLogoutIncomplete(r.Context(), id.logger(), id.Metrics, middleware.LogoutStepEmbeds,
+				fmt.Errorf("gorillasession: Save: taking the ids of the login signed in over a second time: %w", err))
+		}
+	}
+	return nil
+}
+
+// sessionKeyRevoker is a Revoker that can also revoke a login's embed
+// sessions by its key, outside its request (*middleware.Kit).
+type sessionKeyRevoker interface {
+	RevokeSessionKey(ctx context.Context, sessionKey string) error
 }
 
 // cookieMaxAge is the MaxAge, in seconds, of sess's cookie: its options',

@@ -97,7 +97,7 @@ type host struct {
 	sid string
 }
 
-func newHost(t *testing.T, id *gorillasession.Identity, store sessions.Store, list middleware.EndedLogins) *host {
+func newHost(t *testing.T, id *gorillasession.Identity, store sessions.Store, list middleware.EndedLogins, opts ...func(*middleware.Config)) *host {
 	t.Helper()
 	h := &host{
 		p:       embedkittest.NewPlatform(t),
@@ -112,6 +112,9 @@ func newHost(t *testing.T, id *gorillasession.Identity, store sessions.Store, li
 	cfg := h.p.KitConfig()
 	cfg.Identity, cfg.Store, cfg.Metrics, cfg.Logger = id, h.store, h.metrics, logger
 	cfg.Targets = map[string]middleware.Target{"sales": {Kind: middleware.KindDashboard, PublicID: "sales-overview"}}
+	for _, o := range opts {
+		o(&cfg)
+	}
 	kit, err := middleware.New(cfg)
 	if err != nil {
 		t.Fatal(err)
