@@ -106,7 +106,7 @@ func SecurityHeaders(platformOrigin string, opts HeaderOptions) func(http.Handle
 			h.Set("Content-Security-Policy", csp)
 			h.Set("X-Content-Type-Options", "nosniff")
 			h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
-			hw := &headerWriter{ResponseWriter: w, csp: csp, extra: extra, kitAncestors: !hasDirective(base, "frame-ancestors")}
+			hw := &headerWriter{ResponseWriter: w, csp: csp, base: base, extra: extra}
 			if own && !warned.Load() {
 				hw.scan = &inlineScan{warned: warned, logger: logger, r: r, csp: csp}
 			}
@@ -124,12 +124,10 @@ func SecurityHeaders(platformOrigin string, opts HeaderOptions) func(http.Handle
 type headerWriter struct {
 	http.ResponseWriter
 	csp   string   // the policy SecurityHeaders set
+	base  string   // what csp was composed from (BaseCSP, an outer handler's)
 	extra []string // the kit's frame sources
-	// kitAncestors: csp ends with the kit's frame-ancestors 'self', not
-	// one of BaseCSP's or an outer handler's.
-	kitAncestors bool
-	scan         *inlineScan
-	wrote        bool
+	scan  *inlineScan
+	wrote bool
 }
 
 // fixHeader runs once, as the headers go out.
@@ -144,8 +142,11 @@ func (w *headerWriter) fixHeader() {
 		if w.scan != nil && !isHTML(h.Get("Content-Type")) && h.Get("Content-Type") != "" {
 			w.scan = nil
 		}
-		if fa := frameAncestors(h.Get("X-Frame-Options")); w.kitAncestors && fa != "'self'" {
-			h.Set("Content-Security-Policy", strings.TrimSuffix(w.csp, "frame-ancestors 'self'")+"frame-ancestors "+fa)
+		if fa := frameAncestors(h.Get("X-Frame-Options")); fa != "'self'" {
+			// The page's X-Frame-Options asks for less than the kit's
+			// frame-ancestors gives: composed again with it (a base with a
+			// frame-ancestors of its own keeps it).
+			h.Set("Content-Security-Policy", composeCSP(w.base, w.extra, true, fa))
 		}
 		return
 	}
@@ -480,7 +481,7 @@ func mustOrigin(s string) string {
 // go into each policy that limits frames, and default-src and
 // frame-ancestors into the first when no policy has them.
 func ComposeCSP(base string, frameSources []string) string {
-	return composeCSP(base, frameSources, true)
+	return composeCSP(base, frameSources, true, "'self'")
 }
 
 // mergeFrameSources returns an app's own policy with frameSources added
@@ -489,18 +490,22 @@ func ComposeCSP(base string, frameSources []string) string {
 // adds that across all of the page's policies). A policy that does not
 // limit frames is returned as it is.
 func mergeFrameSources(policy string, frameSources []string) string {
-	return composeCSP(policy, frameSources, false)
+	return composeCSP(policy, frameSources, false, "")
 }
 
 // composeCSP is ComposeCSP, with the kit's default-src and
-// frame-ancestors added only when kitDefaults is set. A base that holds
+// frame-ancestors (with the sources ancestors) added only when
+// kitDefaults is set. A base that holds
 // several policies, separated by commas as a header value may, is
 // composed policy by policy: the frame sources go into each that limits
 // frames, and the kit's defaults into the first when none has them (every
 // policy applies, so one is enough).
-func composeCSP(base string, frameSources []string, kitDefaults bool) string {
+func composeCSP(base string, frameSources []string, kitDefaults bool, ancestors string) string {
+	if !kitDefaults {
+		ancestors = ""
+	}
 	if !strings.Contains(base, ",") {
-		return composePolicy(base, frameSources, kitDefaults, kitDefaults)
+		return composePolicy(base, frameSources, kitDefaults, ancestors)
 	}
 	var policies []string
 	for _, p := range strings.Split(base, ",") {
@@ -509,23 +514,27 @@ func composeCSP(base string, frameSources []string, kitDefaults bool) string {
 		}
 	}
 	if len(policies) == 0 {
-		return composePolicy("", frameSources, kitDefaults, kitDefaults)
+		return composePolicy("", frameSources, kitDefaults, ancestors)
 	}
-	noDefault := !hasDirective(base, "default-src")
-	noAncestors := !hasDirective(base, "frame-ancestors")
+	addDefault := kitDefaults && !hasDirective(base, "default-src")
+	if hasDirective(base, "frame-ancestors") {
+		ancestors = ""
+	}
 	for i, p := range policies {
-		first := kitDefaults && i == 0
-		policies[i] = composePolicy(p, frameSources, first && noDefault, first && noAncestors)
+		if i == 1 {
+			addDefault, ancestors = false, "" // the first policy has them
+		}
+		policies[i] = composePolicy(p, frameSources, addDefault, ancestors)
 	}
 	return strings.Join(policies, ", ")
 }
 
 // composePolicy composes one policy: frameSources added to its frame-src
 // (started from child-src or default-src), default-src 'self' added when
-// addDefault is set and it has none, frame-ancestors 'self' when
-// addAncestors is set and it has none. Without addDefault, a policy that
-// does not limit frames is returned as it is.
-func composePolicy(base string, frameSources []string, addDefault, addAncestors bool) string {
+// addDefault is set and it has none, frame-ancestors with the sources
+// ancestors when those are given and it has none. Without addDefault, a
+// policy that does not limit frames gets nothing else.
+func composePolicy(base string, frameSources []string, addDefault bool, ancestors string) string {
 	type directive struct {
 		name    string
 		sources []string
@@ -555,10 +564,10 @@ func composePolicy(base string, frameSources []string, addDefault, addAncestors 
 		_, child := index["child-src"]
 		_, def := index["default-src"]
 		if !frames && !child && !def {
-			if _, ok := index["frame-ancestors"]; ok || !addAncestors {
+			if _, ok := index["frame-ancestors"]; ok || ancestors == "" {
 				return base // frames are not limited
 			}
-			return addDirective(base, "frame-ancestors 'self'")
+			return addDirective(base, "frame-ancestors "+ancestors)
 		}
 	}
 	if _, ok := index["default-src"]; !ok && addDefault {
@@ -582,8 +591,8 @@ func composePolicy(base string, frameSources []string, addDefault, addAncestors 
 		}
 	}
 	ds[index["frame-src"]].sources = frame
-	if _, ok := index["frame-ancestors"]; !ok && addAncestors {
-		ds = append(ds, directive{"frame-ancestors", []string{"'self'"}})
+	if _, ok := index["frame-ancestors"]; !ok && ancestors != "" {
+		ds = append(ds, directive{"frame-ancestors", []string{ancestors}})
 	}
 	parts := make([]string, len(ds))
 	for i, d := range ds {

@@ -39,6 +39,8 @@ func TestSecurityHeaders(t *testing.T) {
 			"img-src *; default-src 'self'; frame-src 'self' https://acme.example.com; frame-ancestors 'none'"},
 		{"X-Frame-Options DENY, base with frame-ancestors", HeaderOptions{BaseCSP: "default-src 'self'; frame-ancestors 'self' https://partner.example"}, "", "DENY",
 			"default-src 'self'; frame-ancestors 'self' https://partner.example; frame-src 'self' https://acme.example.com"},
+		{"X-Frame-Options DENY, base of two policies", HeaderOptions{BaseCSP: "script-src 'self', img-src *"}, "", "DENY",
+			"script-src 'self'; default-src 'self'; frame-src 'self' https://acme.example.com; frame-ancestors 'none', img-src *"},
 		{"X-Frame-Options SAMEORIGIN", HeaderOptions{}, "", "SAMEORIGIN",
 			"default-src 'self'; frame-src 'self' https://acme.example.com; frame-ancestors 'self'"},
 	}
