@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/embedkit/embedkit/adapters/gorillasession"
-	"github.com/embedkit/embedkit/embedkit"
 	"github.com/embedkit/embedkit/embedkittest"
 	"github.com/embedkit/embedkit/internal/raceplatform"
 	"github.com/embedkit/embedkit/middleware"
@@ -27,14 +26,7 @@ func TestSignInOverRacesAMint(t *testing.T) {
 		t.Run(tc, func(t *testing.T) {
 			id, store := newIdentity(t)
 			var p *raceplatform.Platform
-			h := newHost(t, id, store, gorillasession.NewMemoryEndedLogins(0), func(c *middleware.Config) {
-				client, ok := c.Platform.(*embedkit.Client)
-				if !ok {
-					t.Fatalf("the test platform's Kit config has a %T, want an *embedkit.Client", c.Platform)
-				}
-				p = &raceplatform.Platform{Client: client}
-				c.Platform = p
-			})
+			h := newHost(t, id, store, gorillasession.NewMemoryEndedLogins(0), raceplatform.Wrap(t, &p))
 			browser := h.signedInWithAFrame(t, "ana")
 			// The frame load of ana's login and the sign-in over it are sent
 			// with the browser's cookie, straight through the transport, so

@@ -4,10 +4,8 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/embedkit/embedkit/embedkit"
 	"github.com/embedkit/embedkit/embedkittest"
 	"github.com/embedkit/embedkit/internal/raceplatform"
-	"github.com/embedkit/embedkit/middleware"
 )
 
 // TestLogoutRacesAMint: a page load whose mint is at the platform for the
@@ -19,14 +17,7 @@ import (
 func TestLogoutRacesAMint(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		var p *raceplatform.Platform
-		a := newApp(t, b.store(t), inside, func(c *middleware.Config) {
-			client, ok := c.Platform.(*embedkit.Client)
-			if !ok {
-				t.Fatalf("the test platform's Kit config has a %T, want an *embedkit.Client", c.Platform)
-			}
-			p = &raceplatform.Platform{Client: client}
-			c.Platform = p
-		})
+		a := newApp(t, b.store(t), inside, raceplatform.Wrap(t, &p))
 		ana := a.browser()
 		a.signIn(ana, "ana", "")
 		if code := a.load(ana); code != http.StatusOK {

@@ -118,9 +118,10 @@ func (d *deploymentRec) current() int {
 //     clears it);
 //   - templateVariables are merged key by key, each value stored as given
 //     (null included);
-//   - cloudProvider, creationMethod, deployMode and template take only the
-//     values of the platform's enums (400 naming the field otherwise); null
-//     is the same as omitting a field.
+//   - cloudProvider, creationMethod, deployMode, releaseChannel and
+//     template take only the values of the platform's enums
+//     (deploymentEnums; 400 naming the field otherwise); null is the same
+//     as omitting a field.
 //
 // Every check runs before anything changes.
 func (s *Server) handleUpdateDeployment(w http.ResponseWriter, r *http.Request) {

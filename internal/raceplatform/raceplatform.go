@@ -7,9 +7,11 @@ package raceplatform
 import (
 	"context"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/embedkit/embedkit/embedkit"
+	"github.com/embedkit/embedkit/middleware"
 )
 
 // Platform is the real client (against the emulator, in tests) with
@@ -72,4 +74,19 @@ func (p *Platform) RevokeSession(ctx context.Context, id string) error {
 		time.Sleep(d)
 	}
 	return p.Client.RevokeSession(ctx, id)
+}
+
+// Wrap returns an option for a test's middleware.Config that puts a
+// Platform around its client (Config.Platform, which must be an
+// *embedkit.Client, as embedkittest's KitConfig gives) and stores it in
+// *p, for the test to hold mints or slow revokes with.
+func Wrap(tb testing.TB, p **Platform) func(*middleware.Config) {
+	return func(c *middleware.Config) {
+		client, ok := c.Platform.(*embedkit.Client)
+		if !ok {
+			tb.Fatalf("raceplatform: the Kit's Platform is a %T, want an *embedkit.Client", c.Platform)
+		}
+		*p = &Platform{Client: client}
+		c.Platform = *p
+	}
 }
