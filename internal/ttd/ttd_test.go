@@ -75,7 +75,7 @@ var variants = []variant{
 	{"framehandler", "/v/framehandler", "FrameHandler iframe, host script from HostScriptSrc"},
 	{"spa", "/v/spa", "single-page app: POST SessionHandler, then the iframe"},
 	{"react", "/v/react", "React: <EmbedkitFrame> of @embedkit/host/react (the frame endpoint), bundled"},
-	{"flushjs", "/v/flushjs", "flush with the README's host script after its iframe (HostScriptSrc, defer): what the script costs"},
+	{"flushjs", "/v/flushjs", "flush with the README's iframe and host script (data-embedkit, HostScriptSrc, defer): what the script costs, managing the frame"},
 	{"best", "/v/best", "hand-written: mint during render with the client, preconnect, then the page"},
 	{"flush", "/v/flush", "hand-written best: the same page, its head sent before the mint (the floor)"},
 }
@@ -129,9 +129,17 @@ fetch("/embed/session", {method: "POST", headers: {"Content-Type": "application/
 <html><head><meta charset="utf-8"><title>flush</title>
 <link rel="preconnect" href="{{.Platform}}">` + measureScript + `</head><body>
 `))
-	template.Must(pages.New("flush-frame").Parse(`<iframe src="{{.URL}}" title="Sales overview"></iframe>
-{{if .HostScript}}<script src="{{.HostScript}}" defer></script>
+	// With a script, the iframe carries the README's attributes, so the
+	// script manages the frame as it does on the README's page.
+	template.Must(pages.New("flush-frame").Parse(`{{if .HostScript}}<iframe src="{{.URL}}" data-embedkit data-embedkit-target="sales" title="Sales overview"></iframe>
+<script src="{{.HostScript}}" defer></script>
+{{else}}<iframe src="{{.URL}}" title="Sales overview"></iframe>
 {{end}}</body></html>`))
+}
+
+// pageData is what the pages' templates are executed with.
+type pageData struct {
+	Platform, HostScript, URL, Settings, ReactScript string
 }
 
 // fixedFrame is the README page's .Frame for a URL minted before the page
@@ -299,10 +307,7 @@ func newBench(b *testing.B) *bench {
 	}
 	reactPath, reactJS := reactBundle(b)
 
-	type data struct {
-		Platform, HostScript, URL, Settings, ReactScript string
-	}
-	render := func(w http.ResponseWriter, name string, d data) {
+	render := func(w http.ResponseWriter, name string, d pageData) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		if err := pages.ExecuteTemplate(w, name, d); err != nil {
 			http.Error(w, "render failed", http.StatusInternalServerError)
@@ -314,11 +319,11 @@ func newBench(b *testing.B) *bench {
 	mux.Handle("/embed/host.js", kit.HostScript())
 	mux.HandleFunc("GET /v/framehandler", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-cache") // no session id in it
-		render(w, "framehandler", data{Platform: platformOrigin, HostScript: hostScript})
+		render(w, "framehandler", pageData{Platform: platformOrigin, HostScript: hostScript})
 	})
 	mux.HandleFunc("GET /v/react", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-cache")
-		render(w, "react", data{Platform: platformOrigin, Settings: string(settings), ReactScript: reactPath})
+		render(w, "react", pageData{Platform: platformOrigin, Settings: string(settings), ReactScript: reactPath})
 	})
 	// The React page's bundle, as a front-end build serves one: at a
 	// content-hashed URL, immutable, gzipped.
@@ -333,7 +338,7 @@ func newBench(b *testing.B) *bench {
 	})
 	mux.HandleFunc("GET /v/spa", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-cache")
-		render(w, "spa", data{Platform: platformOrigin})
+		render(w, "spa", pageData{Platform: platformOrigin})
 	})
 	// The README's default, as its ten lines write it: its page's handler
 	// and its page, with the measuring script added at the top.
@@ -387,7 +392,7 @@ func newBench(b *testing.B) *bench {
 			"session": {s.SessionID}, "parentOrigin": {hostOrigin},
 		}.Encode()
 		w.Header().Set("Cache-Control", "no-store")
-		render(w, "best", data{Platform: platformOrigin, URL: u})
+		render(w, "best", pageData{Platform: platformOrigin, URL: u})
 	})
 	mux.HandleFunc("GET /v/switch", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-cache")
@@ -395,14 +400,14 @@ func newBench(b *testing.B) *bench {
 		if r.URL.Query().Get("target") == "regional" {
 			target = "regional"
 		}
-		render(w, "switch", data{Platform: platformOrigin, HostScript: hostScript, URL: target})
+		render(w, "switch", pageData{Platform: platformOrigin, HostScript: hostScript, URL: target})
 	})
 	// The floor: the hand-written best that sends its head, then mints,
 	// then writes the iframe in the same response.
 	flush := func(w http.ResponseWriter, r *http.Request, script string) {
 		w.Header().Set("Cache-Control", "no-store")
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		if err := pages.ExecuteTemplate(w, "flush-head", data{Platform: platformOrigin}); err != nil {
+		if err := pages.ExecuteTemplate(w, "flush-head", pageData{Platform: platformOrigin}); err != nil {
 			return
 		}
 		_ = http.NewResponseController(w).Flush()
@@ -416,7 +421,7 @@ func newBench(b *testing.B) *bench {
 		u := platformOrigin + "/embed/dashboard/sales-overview?" + url.Values{
 			"session": {s.SessionID}, "parentOrigin": {hostOrigin},
 		}.Encode()
-		_ = pages.ExecuteTemplate(w, "flush-frame", data{URL: u, HostScript: script})
+		_ = pages.ExecuteTemplate(w, "flush-frame", pageData{URL: u, HostScript: script})
 	}
 	mux.HandleFunc("GET /v/flush", func(w http.ResponseWriter, r *http.Request) { flush(w, r, "") })
 	mux.HandleFunc("GET /v/flushjs", func(w http.ResponseWriter, r *http.Request) { flush(w, r, hostScript) })
@@ -424,20 +429,27 @@ func newBench(b *testing.B) *bench {
 	return be
 }
 
+// readmeSnippet is the one HTML snippet of the README's "Embedding in ten
+// lines": the page's iframe and script, a template of .Frame and .Script.
+func readmeSnippet(tb testing.TB) string {
+	tb.Helper()
+	blocks, err := readme.Blocks(filepath.Join("..", "..", "README.md"), "Embedding in ten lines", "html")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if len(blocks) != 1 {
+		tb.Fatalf("the README's ten lines have %d HTML snippets, want the one page the benchmark measures", len(blocks))
+	}
+	return blocks[0]
+}
+
 // readmePage is the page of the README's "Embedding in ten lines" (its
 // one HTML snippet, a template of .Frame and .Script) in a document whose
 // head holds the measuring script.
 func readmePage(b *testing.B) *template.Template {
-	blocks, err := readme.Blocks(filepath.Join("..", "..", "README.md"), "Embedding in ten lines", "html")
-	if err != nil {
-		b.Fatal(err)
-	}
-	if len(blocks) != 1 {
-		b.Fatalf("the README's ten lines have %d HTML snippets, want the one page the benchmark measures", len(blocks))
-	}
 	return template.Must(template.New("frameurl").Parse(`<!doctype html>
 <html><head><meta charset="utf-8"><title>frameurl</title>` + measureScript + `</head><body>
-` + blocks[0] + `
+` + readmeSnippet(b) + `
 </body></html>`))
 }
 
@@ -859,6 +871,26 @@ func TestInterleaved(t *testing.T) {
 	}
 	if want := [][]int{{1, 6, 8}, {2, 4, 9}, {3, 5, 7}}; len(got) != 3 || !slices.Equal(got[0], want[0]) || !slices.Equal(got[1], want[1]) || !slices.Equal(got[2], want[2]) {
 		t.Errorf("results by kind %v, want %v", got, want)
+	}
+}
+
+// TestFlushJSHasTheREADMEsFrame: flushjs, the floor with the README's
+// host script, writes the README's iframe and script, so that the script
+// manages its frame as on the README's page and flushjs measures all the
+// script costs there.
+func TestFlushJSHasTheREADMEsFrame(t *testing.T) {
+	const src, script = "https://platform.test/embed/dashboard/sales-overview?session=s", "/embed/host.js?v=1"
+	var want strings.Builder
+	if err := template.Must(template.New("readme").Parse(readmeSnippet(t))).Execute(&want, map[string]any{"Frame": fixedFrame(src), "Script": script}); err != nil {
+		t.Fatal(err)
+	}
+	var got strings.Builder
+	if err := pages.ExecuteTemplate(&got, "flush-frame", pageData{URL: src, HostScript: script}); err != nil {
+		t.Fatal(err)
+	}
+	g := strings.TrimSpace(strings.TrimSuffix(got.String(), "</body></html>"))
+	if w := strings.TrimSpace(want.String()); g != w {
+		t.Errorf("flushjs writes\n%s\nwant the README's\n%s", g, w)
 	}
 }
 
