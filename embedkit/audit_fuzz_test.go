@@ -22,10 +22,11 @@ type csvTransport struct {
 
 func (c *csvTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return &http.Response{
-		StatusCode: http.StatusOK,
-		Header:     http.Header{"Content-Type": {c.contentType}, "Content-Disposition": {c.disposition}},
-		Body:       io.NopCloser(bytes.NewReader(c.body)),
-		Request:    r,
+		StatusCode:    http.StatusOK,
+		Header:        http.Header{"Content-Type": {c.contentType}, "Content-Disposition": {c.disposition}},
+		ContentLength: int64(len(c.body)),
+		Body:          io.NopCloser(bytes.NewReader(c.body)),
+		Request:       r,
 	}, nil
 }
 

@@ -35,10 +35,11 @@ func (b *bodyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		_ = r.Body.Close()
 	}
 	return &http.Response{
-		StatusCode: http.StatusOK,
-		Header:     http.Header{"Content-Type": {"application/json"}},
-		Body:       io.NopCloser(bytes.NewReader(b.body)),
-		Request:    r,
+		StatusCode:    http.StatusOK,
+		Header:        http.Header{"Content-Type": {"application/json"}},
+		ContentLength: int64(len(b.body)),
+		Body:          io.NopCloser(bytes.NewReader(b.body)),
+		Request:       r,
 	}, nil
 }
 
@@ -54,6 +55,9 @@ var decodeOps = []struct {
 	run func(c *Client) (any, error)
 	// check holds the decoded value to what the body says.
 	check func(t *testing.T, body []byte, v any)
+	// respec is the decoded value written back in the specification's
+	// shape, as a body the same call must decode to the same value.
+	respec func(v any) any
 }{
 	{"versions", false,
 		func(c *Client) (any, error) { return c.ListVersions(context.Background(), 1) },
@@ -69,7 +73,8 @@ var decodeOps = []struct {
 				oracleBool(t, it, "isLatestInChannel", g.IsLatestInChannel)
 				oracleBool(t, it, "isCurrent", g.IsCurrent)
 			}
-		}},
+		},
+		func(v any) any { return map[string]any{"data": v} }},
 	{"deployments", false,
 		func(c *Client) (any, error) { return c.ListDeployments(context.Background(), ListOptions{}) },
 		func(t *testing.T, body []byte, v any) {
@@ -89,6 +94,10 @@ var decodeOps = []struct {
 				}
 			}
 			oraclePagination(t, body, page.Pagination)
+		},
+		func(v any) any {
+			p := v.(*DeploymentPage)
+			return map[string]any{"data": map[string]any{"deployments": p.Deployments}, "pagination": p.Pagination}
 		}},
 	{"environments", false,
 		func(c *Client) (any, error) {
@@ -106,6 +115,10 @@ var decodeOps = []struct {
 				oracleCredentials(t, it, e)
 			}
 			oraclePagination(t, body, page.Pagination)
+		},
+		func(v any) any {
+			p := v.(*EnvironmentPage)
+			return map[string]any{"data": map[string]any{"environments": p.Environments}, "pagination": p.Pagination}
 		}},
 	{"tenant-groups", false,
 		func(c *Client) (any, error) {
@@ -128,6 +141,10 @@ var decodeOps = []struct {
 				oracleString(t, pi, "endCursor", page.PageInfo.EndCursor)
 				oracleBool(t, pi, "hasNextPage", page.PageInfo.HasNextPage)
 			}
+		},
+		func(v any) any {
+			p := v.(*TenantGroupPage)
+			return map[string]any{"items": p.Items, "pageInfo": p.PageInfo}
 		}},
 	{"export-job", false,
 		func(c *Client) (any, error) {
@@ -143,7 +160,8 @@ var decodeOps = []struct {
 			if want := oracleTime(t, obj, "expiresAt"); !job.ExpiresAt.Equal(want) {
 				t.Fatalf("expiresAt decoded as %v, body says %v", job.ExpiresAt, want)
 			}
-		}},
+		},
+		func(v any) any { return v }},
 	{"export-status", false,
 		func(c *Client) (any, error) {
 			return c.DashboardExportStatus(context.Background(), 1, "job-1")
@@ -172,7 +190,8 @@ var decodeOps = []struct {
 					t.Fatalf("progress decoded as %v, body says %v", st.Progress, want)
 				}
 			}
-		}},
+		},
+		func(v any) any { return v }},
 	{"meta-token", true,
 		func(c *Client) (any, error) {
 			return c.CreateMetaToken(context.Background(), 1, "env-1", &MetaTokenRequest{SecurityContext: map[string]any{}})
@@ -196,7 +215,8 @@ var decodeOps = []struct {
 					t.Fatalf("%s decoded as %v, body says %v", f.name, f.got, want)
 				}
 			}
-		}},
+		},
+		func(v any) any { return map[string]any{"data": v} }},
 	{"data-api-token", true,
 		func(c *Client) (any, error) { return c.CreateDataAPIToken(context.Background(), 1, nil) },
 		func(t *testing.T, body []byte, v any) {
@@ -219,7 +239,8 @@ var decodeOps = []struct {
 			if tok.Token != want || want == "" {
 				t.Fatalf("token decoded as %q, body says %q", tok.Token, want)
 			}
-		}},
+		},
+		func(v any) any { return map[string]any{"cubeApiToken": v.(*DataAPIToken).Token} }},
 	{"branch", false,
 		func(c *Client) (any, error) {
 			return c.SetStagingEnvironment(context.Background(), 1, &StagingEnvironmentRequest{Enabled: true, BranchName: "feature"})
@@ -232,7 +253,8 @@ var decodeOps = []struct {
 			oracleString(t, obj, "parentBranch", br.ParentBranch)
 			oracleString(t, obj, "lastHash", br.LastHash)
 			oracleBool(t, obj, "isStagingEnvironmentEnabled", br.IsStagingEnvironmentEnabled)
-		}},
+		},
+		func(v any) any { return map[string]any{"data": v} }},
 	{"update-deployment", false,
 		func(c *Client) (any, error) {
 			return c.UpdateDeployment(context.Background(), 1, &UpdateDeploymentRequest{ReleaseChannel: "latest"})
@@ -248,7 +270,8 @@ var decodeOps = []struct {
 			if !bytes.Equal(s.Raw, obj) {
 				t.Fatalf("Raw %q, body's object %q", s.Raw, obj)
 			}
-		}},
+		},
+		func(v any) any { return v }},
 	{"generate-session", true,
 		func(c *Client) (any, error) {
 			return c.GenerateSession(context.Background(), &GenerateSessionRequest{DeploymentID: 1, ExternalID: "viewer"})
@@ -265,7 +288,8 @@ var decodeOps = []struct {
 			if s.SessionID == "" {
 				t.Fatal("a session without an id decoded")
 			}
-		}},
+		},
+		func(v any) any { return map[string]any{"sessionId": v.(*Session).SessionID} }},
 	{"exchange-session", true,
 		func(c *Client) (any, error) { return c.ExchangeSession(context.Background(), decodeFuzzSession) },
 		func(t *testing.T, body []byte, v any) {
@@ -274,7 +298,8 @@ var decodeOps = []struct {
 			if tok.Token == "" {
 				t.Fatal("an embed token without a token decoded")
 			}
-		}},
+		},
+		func(v any) any { return map[string]any{"token": v.(*EmbedToken).Token} }},
 }
 
 // FuzzDecodeResponses feeds the decoders of the platform's success
@@ -282,7 +307,8 @@ var decodeOps = []struct {
 // platform could send (the first byte picks the call). A body either
 // decodes to a value whose fields are what the body says (read again here
 // with plain encoding/json, field by field, in each shape the platform
-// documents), or fails with an error matching ErrUnexpectedResponse that
+// documents) and that, written back in the specification's shape, decodes
+// to the same value again; or it fails with an error matching ErrUnexpectedResponse that
 // names the call and never repeats the API key or an exchanged session
 // id; a call whose answer carries a secret withholds the body.
 func FuzzDecodeResponses(f *testing.F) {
@@ -300,7 +326,8 @@ func FuzzDecodeResponses(f *testing.F) {
 		op := decodeOps[int(sel)%len(decodeOps)]
 		rt := &bodyTransport{body: body}
 		c, err := New("https://platform.example.com", decodeFuzzKey,
-			WithHTTPClient(&http.Client{Transport: rt}), WithRetry(RetryPolicy{MaxAttempts: 1}))
+			WithHTTPClient(&http.Client{Transport: rt}), WithRetry(RetryPolicy{MaxAttempts: 1}),
+			WithClock(func() time.Time { return time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC) }))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -310,6 +337,18 @@ func FuzzDecodeResponses(f *testing.F) {
 		}
 		if err == nil {
 			op.check(t, body, v)
+			respec, merr := json.Marshal(op.respec(v))
+			if merr != nil {
+				t.Fatalf("%s: %+v does not encode: %v", op.name, v, merr)
+			}
+			rt.body, rt.calls = respec, 0
+			again, err := op.run(c)
+			if err != nil {
+				t.Fatalf("%s: %+v written back as %s does not decode: %v", op.name, v, respec, err)
+			}
+			if a, b := mustJSON(t, v), mustJSON(t, again); a != b {
+				t.Fatalf("%s: %s, written back as %s, decodes to %s", op.name, a, respec, b)
+			}
 			return
 		}
 		msg := err.Error()
@@ -319,7 +358,13 @@ func FuzzDecodeResponses(f *testing.F) {
 		if !strings.HasPrefix(msg, "embedkit: ") || !strings.Contains(msg, "/api/v1/") {
 			t.Fatalf("%s: error does not name the package and the call: %q", op.name, msg)
 		}
-		for _, secret := range []string{decodeFuzzKey, decodeFuzzSession} {
+		secrets := []string{decodeFuzzKey}
+		if op.name == "exchange-session" {
+			// The id is this call's credential; in another call's answer
+			// the same digits are just text.
+			secrets = append(secrets, decodeFuzzSession)
+		}
+		for _, secret := range secrets {
 			if strings.Contains(msg, secret) {
 				t.Fatalf("%s: error repeats a secret: %q", op.name, msg)
 			}
@@ -331,6 +376,17 @@ func FuzzDecodeResponses(f *testing.F) {
 			t.Fatalf("%s: error is not valid UTF-8: %q", op.name, msg)
 		}
 	})
+}
+
+// mustJSON is v in JSON, to compare two decoded values field by field
+// (their times by the text they write).
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatalf("%+v does not encode: %v", v, err)
+	}
+	return string(b)
 }
 
 // decodeSeeds are the specification's example answers and the platform
