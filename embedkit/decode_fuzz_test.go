@@ -267,7 +267,7 @@ var decodeOps = []struct {
 			oracleString(t, obj, "releaseChannel", s.ReleaseChannel)
 			oracleString(t, obj, "releaseChannelVersion", s.ReleaseChannelVersion)
 			oracleBool(t, obj, "releaseChannelVersionHold", s.ReleaseChannelVersionHold)
-			if !bytes.Equal(s.Raw, obj) {
+			if !bytes.Equal(s.Raw, bytes.TrimSpace(obj)) {
 				t.Fatalf("Raw %q, body's object %q", s.Raw, obj)
 			}
 		},
@@ -602,8 +602,10 @@ func oracleBool(t *testing.T, obj []byte, key string, got bool) {
 	}
 }
 
-// oracleTime is key's timestamp: RFC 3339, or a date and time without a
-// zone (UTC), or a date; zero when absent, null or "".
+// oracleTime is key's timestamp, in the forms the package documents:
+// RFC 3339, a date and time without a zone (UTC) with a 'T' or a space,
+// or a date; zero when absent, null or "". (time.Parse reads each form a
+// little loosely: a space of the layout takes several, an hour one digit.)
 func oracleTime(t *testing.T, obj []byte, key string) time.Time {
 	t.Helper()
 	raw, ok := oracleField(t, obj, key, false)
@@ -618,17 +620,10 @@ func oracleTime(t *testing.T, obj []byte, key string) time.Time {
 	if s == "" {
 		return time.Time{}
 	}
-	if tm, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return tm
-	}
-	if tm, err := time.Parse(time.RFC3339Nano, strings.Replace(s, " ", "T", 1)); err == nil {
-		return tm
-	}
-	if tm, err := time.Parse(time.RFC3339Nano, strings.Replace(s, " ", "T", 1)+"Z"); err == nil {
-		return tm
-	}
-	if tm, err := time.Parse(time.DateOnly, s); err == nil {
-		return tm
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999", time.DateOnly} {
+		if tm, err := time.Parse(layout, s); err == nil {
+			return tm
+		}
 	}
 	t.Fatalf("%s %q is no ISO 8601 timestamp, yet decoded", key, s)
 	return time.Time{}
