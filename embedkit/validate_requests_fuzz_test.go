@@ -50,9 +50,9 @@ func (e *emulatorTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // validateInput is one fuzz input, from which each request type takes
 // its fields.
 type validateInput struct {
-	s1, s2, s3, s4 string
-	n1, n2         int64
-	flag           bool
+	s1, s2, s3, s4, s5 string
+	n1, n2             int64
+	flag               bool
 }
 
 // validateCases are the request types FuzzValidateRequests checks, each
@@ -70,7 +70,10 @@ var validateCases = []struct {
 			r := &embedkit.DashboardExportRequest{DashboardID: in.n1, DashboardPublicID: in.s1, Format: embedkit.ExportFormat(in.s2)}
 			switch {
 			case in.flag:
-				ra := &embedkit.RenderAs{Type: in.s3, UserID: in.n2}
+				ra := &embedkit.RenderAs{Type: in.s3, UserID: in.n2, EmbedTenantName: in.s5}
+				if in.n2%2 == 1 {
+					ra.Groups = []string{in.s5}
+				}
 				if strings.Contains(in.s4, "@") {
 					ra.Email = in.s4
 				} else {
@@ -157,7 +160,7 @@ var validateCases = []struct {
 			return r
 		},
 		func(c *embedkit.Client, req any) error {
-			_, err := c.CreateMetaToken(context.Background(), 1, "1", req.(*embedkit.MetaTokenRequest))
+			_, err := c.CreateMetaToken(context.Background(), 1, "env-prod", req.(*embedkit.MetaTokenRequest))
 			return err
 		}},
 	{"deployment-token", []string{"expiresIn"},
@@ -237,7 +240,8 @@ var dataBadRequests = []string{
 // *ValidationError of the request's operation whose every problem names
 // one of the request's fields; a request it refuses makes no HTTP request
 // at all (the call fails with ErrInvalidRequest); and a request it
-// accepts is one the emulator does not refuse with a 400 for its shape.
+// accepts is one the emulator does not refuse with a 400 for its shape,
+// and whose 2xx answer the client reads.
 // DashboardControls, which is never sent, must add parameters that parse
 // back to its values.
 func FuzzValidateRequests(f *testing.F) {
@@ -247,20 +251,23 @@ func FuzzValidateRequests(f *testing.F) {
 		note string
 	}
 	for _, s := range []seed{
-		{0, validateInput{s2: "pdf", n1: 1}, "export by id"},
-		{0, validateInput{s1: "dash-sales", s2: "png"}, "export by public id"},
-		{0, validateInput{s1: "dash-sales", s2: "pdf", n1: 1}, "both ids"},
+		{0, validateInput{s2: "pdf", n1: 10}, "export by id"},
+		{0, validateInput{s1: "sales-overview", s2: "png"}, "export by public id"},
+		{0, validateInput{s1: "sales-overview", s2: "pdf", n1: 10}, "both ids"},
 		{0, validateInput{s2: "jpeg", n1: 1}, "unknown format"},
-		{0, validateInput{s2: "pdf", n1: 1, s3: "EMBED_USER", s4: "viewer-1", flag: true}, "render as an embed user"},
-		{0, validateInput{s2: "pdf", n1: 1, s3: "USER", s4: "admin@example.com", flag: true}, "render as a console user"},
-		{0, validateInput{s2: "pdf", n1: 1, s3: "USER", n2: 3, flag: true}, "console user by id"},
+		{0, validateInput{s2: "pdf", n1: 10, s3: "EMBED_USER", s4: "viewer-1", flag: true}, "render as an embed user"},
+		{0, validateInput{s2: "pdf", n1: 10, s3: "EMBED_USER", s4: "Viewer-1 ", flag: true}, "embed user id not normalised"},
+		{0, validateInput{s2: "pdf", n1: 10, s3: "EMBED_USER", s4: "viewer-2", s5: "acme", flag: true}, "embed user of a tenant"},
+		{0, validateInput{s2: "pdf", n1: 10, s3: "EMBED_USER", s4: "viewer-3", s5: "Bad_Tenant", n2: 1, flag: true}, "bad tenant, group"},
+		{0, validateInput{s2: "pdf", n1: 13, s3: "USER", s4: "admin@example.com", flag: true}, "render as a console user"},
+		{0, validateInput{s2: "pdf", n1: 14, s3: "USER", n2: 3, flag: true}, "console user by id"},
 		{0, validateInput{s2: "pdf", n1: -1}, "negative id"},
-		{0, validateInput{s2: "pdf", n1: 1, s3: "orders.status", s4: "equals"}, "filter"},
+		{0, validateInput{s2: "pdf", n1: 10, s3: "orders.status", s4: "equals"}, "filter"},
 		{0, validateInput{s2: "pdf", n1: 1, s3: "status", s4: "like"}, "bad filter"},
-		{0, validateInput{s2: "png", n1: 1, s3: "orders.created_at", s4: "week", n2: 1}, "time grain"},
+		{0, validateInput{s2: "png", n1: 10, s3: "orders.created_at", s4: "week", n2: 1}, "time grain"},
 		{0, validateInput{s2: "png", n1: 1, s3: "orders.count", s4: " ", n2: 2}, "blank switcher"},
-		{1, validateInput{s1: "cubejs/cube:v1.4.2"}, "switch by image"},
-		{1, validateInput{s1: "v1.4.2", s2: "latest"}, "switch in channel"},
+		{1, validateInput{s1: "platform/runtime:v1.3.9"}, "switch by image"},
+		{1, validateInput{s1: "v1.5.0-rc.1", s2: "latest"}, "switch in channel"},
 		{1, validateInput{s2: "release"}, "channel only"},
 		{1, validateInput{s2: "stable"}, "unknown channel"},
 		{1, validateInput{s3: "aws", s4: "us-east-1"}, "cloud provider"},
@@ -302,7 +309,7 @@ func FuzzValidateRequests(f *testing.F) {
 		{6, validateInput{s1: "a.b", s2: "\xff", s3: "c.d", s4: "day", n2: 2}, "invalid UTF-8"},
 	} {
 		_ = s.note
-		f.Add(s.sel, s.in.s1, s.in.s2, s.in.s3, s.in.s4, s.in.n1, s.in.n2, s.in.flag)
+		f.Add(s.sel, s.in.s1, s.in.s2, s.in.s3, s.in.s4, s.in.s5, s.in.n1, s.in.n2, s.in.flag)
 	}
 
 	newEmulator := func(tb testing.TB) http.Handler {
@@ -319,9 +326,9 @@ func FuzzValidateRequests(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Fuzz(func(t *testing.T, sel byte, s1, s2, s3, s4 string, n1, n2 int64, flag bool) {
+	f.Fuzz(func(t *testing.T, sel byte, s1, s2, s3, s4, s5 string, n1, n2 int64, flag bool) {
 		tc := validateCases[int(sel)%len(validateCases)]
-		in := validateInput{s1, s2, s3, s4, n1, n2, flag}
+		in := validateInput{s1, s2, s3, s4, s5, n1, n2, flag}
 		req := tc.build(in)
 		before := tc.build(in)
 		verr := validate(req)
@@ -358,7 +365,7 @@ func FuzzValidateRequests(f *testing.F) {
 		if sent++; sent%2000 == 0 {
 			rt.emu = newEmulator(t)
 		}
-		rt.calls = 0
+		rt.calls, rt.status, rt.message = 0, 0, ""
 		err := tc.send(c, req)
 		if verr != nil {
 			if rt.calls != 0 {
@@ -371,6 +378,9 @@ func FuzzValidateRequests(f *testing.F) {
 		}
 		if rt.calls != 1 {
 			t.Fatalf("%s: a request Validate accepts made %d HTTP requests (error %v)", tc.op, rt.calls, err)
+		}
+		if rt.status < 300 && err != nil {
+			t.Fatalf("%s: the emulator answered %d, the client failed: %v", tc.op, rt.status, err)
 		}
 		if rt.status == http.StatusBadRequest && !dataRule(rt.message) {
 			t.Fatalf("%s: the client accepts a request the emulator refuses with 400 %q: %+v", tc.op, rt.message, req)
