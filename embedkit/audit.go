@@ -31,7 +31,8 @@ type AuditLogOptions struct {
 
 // Validate reports the problems of audit-log export options, Op
 // "audit-log-export": start and end, when set, are midnight in their own
-// locations (the platform takes dates, and a time of day would be lost),
+// locations (the platform takes dates, and a time of day would be lost)
+// in the years 0000 to 9999 (YYYY-MM-DD has four digits for the year),
 // the end's date is not before the start's (when both are set), and
 // userEmail, when set, is an email address (the specification's "string
 // <EMAIL>"). Nil options are valid.
@@ -40,14 +41,9 @@ func (o *AuditLogOptions) Validate() error {
 		return nil
 	}
 	p := problems{op: "audit-log-export"}
-	startOK := o.Start.IsZero() || isMidnight(o.Start)
-	endOK := o.End.IsZero() || isMidnight(o.End)
-	if !startOK {
-		p.add("start", ruleDate)
-	}
-	if !endOK {
-		p.add("end", ruleDate)
-	} else if startOK && !o.Start.IsZero() && !o.End.IsZero() && dateBefore(o.End, o.Start) {
+	startOK := checkDay(&p, "start", o.Start)
+	endOK := checkDay(&p, "end", o.End)
+	if endOK && startOK && !o.Start.IsZero() && !o.End.IsZero() && dateBefore(o.End, o.Start) {
 		p.add("end", "must not be before start")
 	}
 	if o.UserEmail != "" && !IsEmailAddress(o.UserEmail) {
@@ -137,6 +133,25 @@ func (c *Client) ExportAuditLog(ctx context.Context, opts AuditLogOptions) (*Aud
 		a.header = hdr
 	}
 	return a, nil
+}
+
+// checkDay adds field's problem when t, set, is not a day the platform
+// can be sent: midnight in its own location, in a year of four digits
+// (YYYY-MM-DD has no room for a sign or a fifth digit; Format would write
+// "-0001-01-01" or "10000-01-01", which the platform refuses). It reports
+// whether t is a sendable day or unset.
+func checkDay(p *problems, field string, t time.Time) bool {
+	switch {
+	case t.IsZero():
+		return true
+	case !isMidnight(t):
+		p.add(field, ruleDate)
+		return false
+	case t.Year() < 0 || t.Year() > 9999:
+		p.add(field, ruleDateYear)
+		return false
+	}
+	return true
 }
 
 // isoDate formats t as the ISO 8601 date (YYYY-MM-DD) it has in its own

@@ -314,6 +314,12 @@ func TestAuditLogOptionsValidate(t *testing.T) {
 			want: []FieldError{fe("start", ruleDate), fe("end", ruleDate)}},
 		{name: "midnight UTC seen from another zone has a time of day", o: &AuditLogOptions{Start: day.In(time.FixedZone("UTC+2", 2*3600))},
 			want: []FieldError{fe("start", ruleDate)}},
+		{name: "years of four digits", o: &AuditLogOptions{Start: time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC), End: time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)}},
+		// isoDate would send "-0001-01-01" and "10000-01-01", which are not
+		// YYYY-MM-DD: the emulator answered 400 to a request Validate passed
+		// (found by FuzzValidateRequests).
+		{name: "years beyond four digits", o: &AuditLogOptions{Start: time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC), End: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)},
+			want: []FieldError{fe("start", ruleDateYear), fe("end", ruleDateYear)}},
 		{name: "bad email", o: &AuditLogOptions{UserEmail: "ada@"}, want: []FieldError{fe("userEmail", "must be an email address")}},
 	}
 	for _, tt := range tests {

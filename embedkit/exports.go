@@ -311,6 +311,8 @@ func checkJob(deploymentID int64, jobID string) []FieldError {
 
 // SubmitDashboardExport submits a PNG or PDF render of a published
 // dashboard: POST /api/v1/deployments/{deploymentId}/dashboard-exports.
+// A renderAs.externalId is sent trimmed and lower-cased, as
+// GenerateSession sends the external id (req itself is not modified).
 // The job and its file are dropped at the returned ExpiresAt (5 minutes);
 // wait for it with WaitDashboardExport and download it before then. The
 // call is not retried once it may have reached the platform.
@@ -320,7 +322,20 @@ func (c *Client) SubmitDashboardExport(ctx context.Context, deploymentID int64, 
 	if err := validationErr("dashboard-export", checkDeployment(deploymentID), req.Validate()); err != nil {
 		return nil, err
 	}
-	return fetch(ctx, c, http.MethodPost, exportsPath(deploymentID), req,
+	// Validate checks renderAs.externalId as GenerateSession's externalId,
+	// trimmed and lower-cased (the embed user is the one GenerateSession
+	// provisions under that id), so that form is sent, in a copy: the
+	// caller's request is never changed.
+	send := req
+	if ra := req.RenderAs; ra != nil {
+		if id := NormalizeExternalID(ra.ExternalID); id != ra.ExternalID {
+			cp, raCopy := *req, *ra
+			raCopy.ExternalID = id
+			cp.RenderAs = &raCopy
+			send = &cp
+		}
+	}
+	return fetch(ctx, c, http.MethodPost, exportsPath(deploymentID), send,
 		call{template: "/api/v1/deployments/{deploymentId}/dashboard-exports"}, decodeExportJob)
 }
 

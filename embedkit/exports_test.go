@@ -41,6 +41,26 @@ func TestSubmitDashboardExport(t *testing.T) {
 	}
 }
 
+// TestSubmitDashboardExportNormalisesExternalID: Validate checks
+// renderAs.externalId as an id that is trimmed and lower-cased (the embed
+// user GenerateSession provisions under it), so that is what is sent; the
+// id was sent as given, and the emulator refused " Viewer-1" with a 400
+// (found by FuzzValidateRequests). The caller's request is not changed.
+func TestSubmitDashboardExportNormalisesExternalID(t *testing.T) {
+	c, mux, _ := setup(t)
+	mux.HandleFunc("POST /api/v1/deployments/8/dashboard-exports", func(w http.ResponseWriter, r *http.Request) {
+		testJSONBody(t, r, `{"dashboardId":3,"format":"png","renderAs":{"type":"EMBED_USER","externalId":"viewer-1"}}`)
+		writeJSON(w, 200, `{"jobId":"job-1","expiresAt":"2025-03-01T12:05:00Z"}`)
+	})
+	req := &DashboardExportRequest{DashboardID: 3, Format: FormatPNG, RenderAs: &RenderAs{Type: SubjectEmbedUser, ExternalID: " Viewer-1\t"}}
+	if _, err := c.SubmitDashboardExport(context.Background(), 8, req); err != nil {
+		t.Fatal(err)
+	}
+	if req.RenderAs.ExternalID != " Viewer-1\t" {
+		t.Errorf("the caller's request was changed: externalId %q", req.RenderAs.ExternalID)
+	}
+}
+
 func TestDashboardExportStatus(t *testing.T) {
 	c, mux, _ := setup(t)
 	mux.HandleFunc("GET /api/v1/deployments/8/dashboard-exports/job%2F1", func(w http.ResponseWriter, r *http.Request) {

@@ -115,6 +115,7 @@ const (
 	ruleExactlyOneID  = "give exactly one of externalId or internalId"
 	ruleEmail         = "must be an email address"
 	ruleDate          = "must be a date: midnight in its own location, with no time of day (the platform takes an ISO 8601 date, YYYY-MM-DD)"
+	ruleDateYear      = "must be a date in the years 0000 to 9999 (the platform takes an ISO 8601 date, YYYY-MM-DD)"
 	ruleEmailInternal = "is used only with externalId"
 	ruleCaseFold      = "trimming and lower-casing may change it in ASCII only (white space at the ends, letters A-Z): lower-casing a character such as the Kelvin sign U+212A would make it another user's id"
 )

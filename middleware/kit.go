@@ -450,11 +450,15 @@ func (r *RevokeOptions) normalize() {
 }
 
 // parseHostOrigin checks Config.Origins.Host and returns it in canonical
-// form (lower-case scheme and host, no trailing slash).
+// form (lower-case scheme and host, no trailing slash). The host is a
+// plain host[:port], as a browser writes an origin: an ASCII name or
+// address and a port of digits, not an empty port, a name outside ASCII
+// or an IPv6 zone, which no browser's origin would ever equal.
 func parseHostOrigin(s string) (string, error) {
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil ||
-		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" ||
+		!plainHostPort(u.Host) || strings.HasSuffix(u.Host, ":") {
 		return "", errors.New("middleware: Config.Origins.Host must be an origin such as https://app.example.com (scheme and host, no path)")
 	}
 	return strings.ToLower(u.Scheme + "://" + u.Host), nil

@@ -106,6 +106,13 @@ func TestRequestOrigin(t *testing.T) {
 		{"none recorded", context.Background(), "", false},
 		{"https origin", WithRequestOrigin(context.Background(), "https://app.example.com"), "https://app.example.com", true},
 		{"malformed origin", WithRequestOrigin(context.Background(), "https://app.example.com/path"), "", true},
+		// A browser never sends these as an origin (an empty port, a host
+		// not in ASCII, an IPv6 zone); parseHostOrigin took them (found by
+		// FuzzParseOrigins).
+		{"empty port", WithRequestOrigin(context.Background(), "https://app.example.com:"), "", true},
+		{"host not in ASCII", WithRequestOrigin(context.Background(), "https://bücher.example"), "", true},
+		{"IPv6 zone", WithRequestOrigin(context.Background(), "https://[fe80::1%25en0]"), "", true},
+		{"port", WithRequestOrigin(context.Background(), "HTTPS://[::1]:8443/"), "https://[::1]:8443", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -46,6 +46,8 @@ func FuzzEmulatorRoutes(f *testing.F) {
 	f.Add(uint8(2), "1", "type=staging&offset=0&limit=2", "")
 	f.Add(uint8(0), "acme", "first=100&after=a2V5OjE", "")
 	f.Add(uint8(4), "", "startDate=2026-01-01&endDate=2026-13-40T99:00:00Z&search=%00&eventName=x", "")
+	f.Add(uint8(4), "", "start=2026-01-01&end=2026-02-30T25:00:00%2B99:00&search=login", "")
+	f.Add(uint8(4), "", "start=10000-01-01&end=-0001-12-31", "")
 	f.Add(uint8(3), "9223372036854775808", "", "")
 	f.Add(uint8(8), "sales-overview", "session=0123456789abcdef0123456789abcdef&locale=xx&timezone=Mars%2FOlympus", "")
 	f.Add(uint8(12), "", "session=%ff", "")
