@@ -297,6 +297,8 @@ func TestNewErrors(t *testing.T) {
 		{"http platform URL", func(c *Config) { c.PlatformURL = "http://acme.example.com" }, "Config.PlatformURL: base URL must be https"},
 		{"host origin with a path", func(c *Config) { c.Origins.Host = "https://app.example.com/app" }, "Config.Origins.Host must be an origin"},
 		{"host origin without scheme", func(c *Config) { c.Origins.Host = "app.example.com" }, "Config.Origins.Host must be an origin"},
+		{"host origin outside ASCII", func(c *Config) { c.Origins.Host = "https://bücher.example" }, "write that form"},
+		{"host origin with an empty port", func(c *Config) { c.Origins.Host = "https://app.example.com:" }, "Config.Origins.Host must be an origin"},
 		{"platform URL with query", func(c *Config) { c.PlatformURL = "https://acme.example.com/?k=v" }, "Config.PlatformURL: base URL must not have a query or fragment"},
 		{"bad target name", func(c *Config) { c.Targets = map[string]Target{"Sales!": {Kind: KindChat}} }, `Config.Targets["Sales!"]`},
 		{"bad public id", func(c *Config) { c.Targets = map[string]Target{"s": {Kind: KindDashboard, PublicID: "../x"}} }, `Config.Targets["s"].PublicID must match`},

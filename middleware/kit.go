@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/embedkit/embedkit/embedkit"
 )
@@ -459,6 +460,10 @@ func parseHostOrigin(s string) (string, error) {
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil ||
 		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" ||
 		!plainHostPort(u.Host) || strings.HasSuffix(u.Host, ":") {
+		if err == nil && !allBytes(u.Host, func(c byte) bool { return c < utf8.RuneSelf }) {
+			return "", errors.New("middleware: Config.Origins.Host must be an origin such as https://app.example.com, its host in ASCII: " +
+				"browsers send a name outside ASCII in its xn-- (punycode) form, so write that form")
+		}
 		return "", errors.New("middleware: Config.Origins.Host must be an origin such as https://app.example.com (scheme and host, no path)")
 	}
 	return strings.ToLower(u.Scheme + "://" + u.Host), nil
