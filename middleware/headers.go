@@ -204,6 +204,13 @@ func cspFields(s string) []string {
 	})
 }
 
+// cspTrim trims the ASCII whitespace that cspFields splits at, and only
+// that: strings.TrimSpace would also take a vertical tab or U+00A0 off a
+// policy's first directive name and make a name browsers ignore valid.
+func cspTrim(s string) string {
+	return strings.Trim(s, " \t\n\f\r")
+}
+
 // asciiLower lowers the ASCII letters of s only, as browsers match
 // directive names.
 func asciiLower(s string) string {
@@ -219,7 +226,7 @@ func asciiLower(s string) string {
 // addDirective appends directive to a policy.
 func addDirective(policy, directive string) string {
 	policy = strings.TrimRight(policy, "; \t")
-	if strings.TrimSpace(policy) == "" {
+	if cspTrim(policy) == "" {
 		return directive
 	}
 	return policy + "; " + directive
@@ -509,7 +516,7 @@ func composeCSP(base string, frameSources []string, kitDefaults bool, ancestors 
 	}
 	var policies []string
 	for _, p := range strings.Split(base, ",") {
-		if p = strings.TrimSpace(p); p != "" {
+		if p = cspTrim(p); p != "" {
 			policies = append(policies, p)
 		}
 	}
