@@ -155,12 +155,13 @@ go test -race -count=1 -p 4 -timeout 20m ./...
 # "context deadline exceeded" when a worker is slow to stop at the end of
 # the window, with no failing input and nothing found (go.dev/issue/75804,
 # fixed in Go 1.27). A count has no deadline to race. The count is sized
-# to keep the whole script under 10 minutes on two cores with 30 targets:
+# to keep the whole script under 10 minutes on two cores; with 30 targets:
 # at 40,000 inputs they took 2 to 14 s each (the slowest,
 # FuzzNegotiateLocale, loads time zones), the phase 3.8 minutes and the
 # script 9.2 from a fresh clone, too close to 10. Running two targets at a
 # time with one worker each was tried: the phase took 287 s against 238 s
-# one at a time.
+# one at a time. With 38 targets at 30,000 inputs the phase took 287 s and
+# the script 548 s from a fresh clone, with the race tests at -p 4 (above).
 #
 # `go test -timeout` does not bound a fuzz run, so `timeout` does: a target
 # that cannot run its inputs in FUZZ_LIMIT seconds fails, because a fuzz
