@@ -199,16 +199,17 @@ func hasDirective(policy, name string) bool {
 // spaces (U+00A0, ...) are part of a name or source, which makes it one
 // that browsers ignore, so the kit must not turn it into a valid one.
 func cspFields(s string) []string {
-	return strings.FieldsFunc(s, func(r rune) bool {
-		return r == ' ' || r == '\t' || r == '\n' || r == '\f' || r == '\r'
-	})
+	return strings.FieldsFunc(s, func(r rune) bool { return strings.ContainsRune(cspSpace, r) })
 }
+
+// cspSpace is the ASCII whitespace of a policy (CSP's "ASCII whitespace").
+const cspSpace = " \t\n\f\r"
 
 // cspTrim trims the ASCII whitespace that cspFields splits at, and only
 // that: strings.TrimSpace would also take a vertical tab or U+00A0 off a
 // policy's first directive name and make a name browsers ignore valid.
 func cspTrim(s string) string {
-	return strings.Trim(s, " \t\n\f\r")
+	return strings.Trim(s, cspSpace)
 }
 
 // asciiLower lowers the ASCII letters of s only, as browsers match
