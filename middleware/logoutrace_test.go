@@ -10,7 +10,6 @@ import (
 	"github.com/embedkit/embedkit/adapters/gorillasession"
 	"github.com/embedkit/embedkit/adapters/memstore"
 	"github.com/embedkit/embedkit/embedkit"
-	"github.com/embedkit/embedkit/embedkit/emulator"
 	"github.com/embedkit/embedkit/internal/raceplatform"
 	"github.com/embedkit/embedkit/middleware"
 )
@@ -30,12 +29,8 @@ import (
 func TestLogoutRacesAMint(t *testing.T) {
 	for _, tc := range []string{"at the platform", "during the revokes"} {
 		t.Run(tc, func(t *testing.T) {
-			em, err := emulator.New(nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			srv := httptest.NewServer(em)
-			t.Cleanup(srv.Close)
+			plat := newRelPlatform(t)
+			em, srv := plat.em, plat.srv
 			client, err := embedkit.New(srv.URL, relAPIKey, embedkit.WithRetry(embedkit.RetryPolicy{MaxAttempts: 1}))
 			if err != nil {
 				t.Fatal(err)

@@ -509,19 +509,17 @@ func (id *Identity) checkScheme(r *http.Request) {
 // store deletes the session at Clear, so it is not warned about.
 func (id *Identity) warnNoEndedLogins(r *http.Request) {
 	cs, cookie := id.store.(*sessions.CookieStore)
-	if !cookie || id.noEndedLoginsWarned.Load() {
+	if !cookie || !id.noEndedLoginsWarned.CompareAndSwap(false, true) {
 		return
 	}
 	maxAge := DefaultMaxAge
 	if cs.Options != nil && cs.Options.MaxAge > 0 {
 		maxAge = cs.Options.MaxAge
 	}
-	if id.noEndedLoginsWarned.CompareAndSwap(false, true) {
-		id.logger().LogAttrs(r.Context(), slog.LevelWarn,
-			"gorillasession: logout expired the session cookie, but Identity.EndedLogins is nil, so a copy of the cookie taken before logout signs in until it expires (its MaxAge). "+
-				"Set Identity.EndedLogins: gorillasession.NewMemoryEndedLogins for one instance, redisstore.NewEndedLogins for several",
-			slog.String("session", id.name), slog.Int("max_age_seconds", maxAge))
-	}
+	id.logger().LogAttrs(r.Context(), slog.LevelWarn,
+		"gorillasession: logout expired the session cookie, but Identity.EndedLogins is nil, so a copy of the cookie taken before logout signs in until it expires (its MaxAge). "+
+			"Set Identity.EndedLogins: gorillasession.NewMemoryEndedLogins for one instance, redisstore.NewEndedLogins for several",
+		slog.String("session", id.name), slog.Int("max_age_seconds", maxAge))
 }
 
 // logger is Logger, or slog.Default().
